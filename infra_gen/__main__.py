@@ -1,0 +1,3 @@
+from infra_gen.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""The price catalog: accelerators and GPU instance offers with dated, sourced prices."""

@@ -1,0 +1,1 @@
+"""Cloud providers: Plan -> Pulumi resources inside one ``GpuWorkload`` component."""

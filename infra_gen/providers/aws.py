@@ -1,0 +1,1 @@
+"""aws provider (placeholder until its issue lands)."""

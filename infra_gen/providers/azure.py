@@ -1,0 +1,1 @@
+"""azure provider (placeholder until its issue lands)."""

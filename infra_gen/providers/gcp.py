@@ -1,0 +1,1 @@
+"""gcp provider (placeholder until its issue lands)."""
