@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -34,7 +34,7 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     table = "table"
     json = "json"
 

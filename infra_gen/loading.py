@@ -157,7 +157,8 @@ def _describe(detail: Any, loc: Loc, document: CommentedMap) -> tuple[str, str]:
         return _dotted(loc), "expected a value, got nothing (required field is missing)"
     expected = _EXPECTED.get(kind)
     if expected is not None:
-        return _dotted(loc), f"expected {expected.format(**ctx)}, got {_show(got)}"
+        shown = {key: _show_number(value) for key, value in ctx.items()}
+        return _dotted(loc), f"expected {expected.format(**shown)}, got {_show(got)}"
     if kind == "literal_error":
         options = str(ctx.get("expected", "")).replace("'", "").replace(" or ", " | ")
         options = options.replace(", ", " | ")
@@ -192,6 +193,13 @@ _EXPECTED: dict[str, str] = {
     "string_pattern_mismatch": "lowercase letters, digits and '-' (pattern {pattern})",
     "enum": "one of {expected}",
 }
+
+
+def _show_number(value: Any) -> Any:
+    """Bounds print as written: ``24``, not pydantic's ``24.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def _show(value: Any) -> str:

@@ -25,7 +25,8 @@ _CALL_RESULTS: dict[str, dict[str, Any]] = {
     "aws:ssm/getParameter:getParameter": {
         "value": "ami-0123456789abcdef0",
         "type": "String",
-        "name": "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id",
+        "name": "/aws/service/deeplearning/ami/x86_64/"
+        "base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id",
     },
     "aws:index/getCallerIdentity:getCallerIdentity": {
         "accountId": MOCK_ACCOUNT_ID,

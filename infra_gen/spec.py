@@ -258,12 +258,10 @@ class Workload(_Model):
     @model_validator(mode="after")
     def _fill_defaults(self) -> Workload:
         """Give each type the block it needs, so later stages never test for None."""
-        if self.type in ("training", "fine-tuning") and self.training is not None:
-            if self.training.method is None:
-                method: TrainingMethod = "full" if self.type == "training" else "lora"
-                object.__setattr__(
-                    self, "training", self.training.model_copy(update={"method": method})
-                )
+        training = self.training
+        if self.type in ("training", "fine-tuning") and training and training.method is None:
+            method: TrainingMethod = "full" if self.type == "training" else "lora"
+            object.__setattr__(self, "training", training.model_copy(update={"method": method}))
         if self.type == "inference" and self.inference is None:
             object.__setattr__(self, "inference", InferenceSpec())
         return self
