@@ -32,9 +32,9 @@ class WorkloadError(InfraGenError):
         self.line = line
         self.col = col
         self.field = field
-        self.message = message
+        self.message = " ".join(message.split())  # one line, whatever the YAML held
         where = f"{field}: " if field else ""
-        super().__init__(f"{path}:{line}:{col}: error: {where}{message}")
+        super().__init__(f"{path}:{line}:{col}: error: {where}{self.message}")
 
 
 class CatalogError(InfraGenError):

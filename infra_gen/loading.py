@@ -9,6 +9,7 @@ a second error is often a consequence of the first.
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def _parse_yaml(text: str, path: str) -> CommentedMap:
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = (err.problem or err.context or "invalid YAML").strip()
+        problem = (err.problem or err.context or "invalid YAML").splitlines()[0].strip()
         raise WorkloadError(path, line, col, "", f"expected valid YAML, got {problem}") from None
     except Exception as err:  # ruamel raises a few unmarked errors (e.g. on bad tags)
         raise WorkloadError(path, 1, 1, "", f"expected valid YAML, got {err}") from None
@@ -107,9 +108,12 @@ def _first_error(err: ValidationError, document: CommentedMap, path: str) -> Wor
     return found[0]
 
 
+_MARKER = re.compile(r"^[a-z][a-z-]*\[.+\]$")
+
+
 def _clean_loc(loc: tuple[Any, ...]) -> Loc:
     """Drop pydantic's union/function markers (e.g. 'function-after[...]') from a location."""
-    return tuple(p for p in loc if isinstance(p, int) or ("[" not in p and p != "list"))
+    return tuple(p for p in loc if isinstance(p, int) or not _MARKER.match(p))
 
 
 def _position(document: CommentedMap, loc: Loc) -> tuple[int, int]:
@@ -130,10 +134,17 @@ def _position(document: CommentedMap, loc: Loc) -> tuple[int, int]:
     return line, col
 
 
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
 def _dotted(loc: Loc) -> str:
+    """``training.batch_size``, ``placement.clouds[1]``; odd keys quoted: ``model['\\n']``."""
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+        if isinstance(part, int) or not _PLAIN_KEY.match(part):
+            out += f"[{part!r}]"
+        else:
+            out += f".{part}" if out else part
     return out
 
 
@@ -151,7 +162,7 @@ def _describe(detail: Any, loc: Loc, document: CommentedMap) -> tuple[str, str]:
     kind = detail["type"]
     ctx = detail.get("ctx") or {}
     got = detail.get("input")
-    if kind == "extra_forbidden":
+    if kind == "extra_forbidden" and loc:
         return _dotted(loc), _unknown_field(str(loc[-1]), _fields_at(loc[:-1]))
     if kind == "missing":
         return _dotted(loc), "expected a value, got nothing (required field is missing)"
