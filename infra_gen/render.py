@@ -105,8 +105,32 @@ class _RecordingMocks(pulumi.runtime.Mocks):
         state.setdefault("name", args.name)
         return resource_id, state
 
-    def call(self, args: Any) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+    def call(self, args: Any) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        # The failures list must be a list: pulumi's mock monitor iterates it (None crashes).
         result = dict(_CALL_RESULTS.get(args.token, {}))
-        if args.token == "aws:index/getRegion:getRegion":
-            result = {"name": self.region, "region": self.region, "id": self.region}
-        return result, None
+        result.update(_regional_result(args.token, self.region, dict(args.args)))
+        return result, []
+
+
+def _regional_result(token: str, region: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Invoke answers that depend on the plan's region (zones, subnets, offerings)."""
+    if token == "aws:index/getRegion:getRegion":
+        return {"name": region, "region": region, "id": region}
+    if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
+        return {"names": [f"{region}a", f"{region}b", f"{region}c"], "state": "available"}
+    if token == "aws:ec2/getSubnet:getSubnet":
+        subnet_id = str(args.get("id") or "subnet-0mocka")
+        zone = "b" if subnet_id.endswith("b") else "a"
+        return {"id": subnet_id, "availabilityZone": f"{region}{zone}", "vpcId": "vpc-0mock"}
+    if token == "aws:savingsplans/getOfferings:getOfferings":
+        family = _filter_value(args, "instanceFamily")
+        return {"offerings": [{"offeringId": f"mock-offering-{family}-{region}",
+                               "planType": "EC2Instance", "currency": "USD"}]}
+    return {}
+
+
+def _filter_value(args: dict[str, Any], name: str) -> str:
+    for item in args.get("filters") or []:
+        if item.get("name") == name:
+            return str((item.get("values") or [""])[0])
+    return ""
