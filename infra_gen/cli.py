@@ -130,5 +130,12 @@ def init(
     _emit(f"wrote {output} ({type_}); next: infra-gen validate {output}")
 
 
+# `catalog` sub-commands (issue 4). Imported here, after the helpers it uses are defined; the
+# module imports only typer at top level and does its heavy imports inside each command.
+from infra_gen.catalog.commands import catalog_app  # noqa: E402
+
+app.add_typer(catalog_app, name="catalog")
+
+
 def main() -> None:
     app()

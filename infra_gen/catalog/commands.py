@@ -1,0 +1,107 @@
+"""``infra-gen catalog ...``: list, gpus, refresh, import.
+
+Only typer is imported at module level: ``cli.py`` registers this sub-app at import time, and
+``infra-gen --help`` must stay instant. Each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from infra_gen.cli import OutputFormat, _clean_errors, _emit
+
+catalog_app = typer.Typer(
+    help="Browse, refresh and import the GPU price catalog.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+CatalogOpt = Annotated[
+    Path | None,
+    typer.Option("--catalog", help="Catalog file (replaces the built-in one unless it says "
+                 "'# extends: builtin'); default $INFRA_GEN_CATALOG or built-in."),
+]
+CloudOpt = Annotated[str | None, typer.Option("--cloud", help="aws | azure | gcp")]
+RegionOpt = Annotated[str | None, typer.Option("--region", help="e.g. us-east-1")]
+AccelOpt = Annotated[str | None, typer.Option("--accelerator", help="e.g. A100-80GB, h100")]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", help="table | json")]
+
+
+def _money(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.4f}".rstrip("0").rstrip(".")
+
+
+@catalog_app.command("list")
+@_clean_errors
+def list_offers(cloud: CloudOpt = None, region: RegionOpt = None, accelerator: AccelOpt = None,
+                format_: FormatOpt = OutputFormat.table, catalog: CatalogOpt = None) -> None:
+    """List offers (USD per instance-hour), optionally filtered."""
+    import json
+
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.catalog.query import catalog_json, make_filter, select_offers
+
+    cat = load_catalog(catalog)
+    offers = select_offers(cat, make_filter(cat, cloud, region, accelerator))
+    if format_ is OutputFormat.json:
+        _emit(json.dumps(catalog_json(cat, offers), indent=2))
+        return
+    headers = ("cloud", "region", "instance type", "accelerator", "GiB", "vCPU", "RAM GiB",
+               "on-demand", "spot", "1y", "3y", "as_of")
+    rows = [(o.cloud, o.region, o.instance_type, f"{o.accelerators}x {o.accelerator}",
+             f"{o.accelerator_memory_gib:g}", str(o.vcpus), f"{o.memory_gib:g}",
+             _money(o.on_demand_usd_hr), _money(o.spot_usd_hr), _money(o.reserved_1y_usd_hr),
+             _money(o.reserved_3y_usd_hr), o.as_of.isoformat()) for o in offers]
+    _table(f"{len(offers)} offers, catalog {cat.source} as of {cat.as_of}", headers, rows)
+
+
+@catalog_app.command("gpus")
+@_clean_errors
+def gpus(cloud: CloudOpt = None, accelerator: AccelOpt = None,
+         format_: FormatOpt = OutputFormat.table, catalog: CatalogOpt = None) -> None:
+    """Cheapest on-demand and spot offer per accelerator, count and cloud."""
+    import json
+
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.catalog.query import gpu_summary, make_filter, select_offers
+
+    cat = load_catalog(catalog)
+    rows = gpu_summary(select_offers(cat, make_filter(cat, cloud, None, accelerator)))
+    if format_ is OutputFormat.json:
+        _emit(json.dumps({"as_of": cat.as_of.isoformat(),
+                          "gpus": [r.as_json() for r in rows]}, indent=2))
+        return
+    headers = ("accelerator", "qty", "cloud", "offers", "cheapest on-demand", "USD/h",
+               "cheapest spot", "USD/h")
+    table = [(r.accelerator, str(r.accelerators), r.cloud, str(r.offers),
+              f"{r.on_demand.instance_type} ({r.on_demand.region})",
+              _money(r.on_demand.on_demand_usd_hr),
+              f"{r.spot.instance_type} ({r.spot.region})" if r.spot else "-",
+              _money(r.spot.spot_usd_hr) if r.spot else "-") for r in rows]
+    _table(f"catalog {cat.source} as of {cat.as_of}", headers, table)
+
+
+def _table(title: str, headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="right" if i >= 4 else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    Console(width=200).print(table)
+
+
+class RefreshCloud(str, Enum):
+    aws = "aws"
+    azure = "azure"
+    gcp = "gcp"
+
+
+class ImportFormat(str, Enum):
+    skypilot = "skypilot"
