@@ -6,7 +6,7 @@ Only typer is imported at module level: ``cli.py`` registers this sub-app at imp
 
 from __future__ import annotations
 
-from enum import Enum
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +14,7 @@ import typer
 
 from infra_gen.cli import OutputFormat, _clean_errors, _emit
 
-catalog_app = typer.Typer(
+catalog_app: typer.Typer = typer.Typer(
     help="Browse, refresh and import the GPU price catalog.",
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -85,7 +85,7 @@ def gpus(cloud: CloudOpt = None, accelerator: AccelOpt = None,
     _table(f"catalog {cat.source} as of {cat.as_of}", headers, table)
 
 
-def _table(title: str, headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -97,11 +97,50 @@ def _table(title: str, headers: tuple[str, ...], rows: list[tuple[str, ...]]) ->
     Console(width=200).print(table)
 
 
-class RefreshCloud(str, Enum):
-    aws = "aws"
-    azure = "azure"
-    gcp = "gcp"
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="Catalog file to write (atomically).")]
+ExtendsOpt = Annotated[bool, typer.Option(
+    "--extends/--replaces", help="Mark the file '# extends: builtin' (default) or standalone.")]
 
 
-class ImportFormat(str, Enum):
-    skypilot = "skypilot"
+@catalog_app.command("import")
+@_clean_errors
+def import_(
+    file: Annotated[Path, typer.Argument(help="SkyPilot catalog CSV (vms.csv).")],
+    format_: Annotated[str, typer.Option("--format", help="skypilot")] = "skypilot",
+    out: OutOpt = Path("catalog.csv"),
+    cloud: CloudOpt = None,
+    extends: ExtendsOpt = True,
+) -> None:
+    """Import a SkyPilot catalog CSV into an infra-gen catalog file."""
+    import datetime as dt
+
+    from infra_gen.catalog.load import load_catalog, normalize_accelerator_name
+    from infra_gen.catalog.schema import CLOUDS
+    from infra_gen.catalog.skypilot import convert, detect_cloud, read_rows
+    from infra_gen.catalog.store import render_offers_csv, write_catalog_atomic
+    from infra_gen.errors import CatalogError
+
+    if format_ != "skypilot":
+        raise CatalogError(f"--format: expected skypilot, got {format_!r}")
+    if cloud is not None and cloud not in CLOUDS:
+        raise CatalogError(f"--cloud: expected one of {' | '.join(CLOUDS)}, got {cloud!r}")
+    try:
+        rows = read_rows(file.read_text(encoding="utf-8"), str(file))
+    except OSError as err:
+        raise CatalogError(f"{file}: error: cannot read: {err.strerror}") from err
+    builtin = load_catalog(None)
+    today = dt.date.today()
+    result = convert(rows, cloud or detect_cloud(rows), builtin,
+                     lambda n: builtin.aliases.get(normalize_accelerator_name(n)),
+                     f"SkyPilot catalog {file.name}, imported {today.isoformat()}", today)
+    if not result.offers:
+        raise CatalogError(f"{file}: error: no GPU offers found ({_skips(result.skipped)})")
+    notes = [f"imported from SkyPilot catalog {file.name}; skipped: {_skips(result.skipped)}"]
+    write_catalog_atomic(out, render_offers_csv(result.offers, as_of=today, notes=notes,
+                                                extends=extends))
+    _emit(f"wrote {out}: {len(result.offers)} offers from {file} "
+          f"(skipped: {_skips(result.skipped)})")
+
+
+def _skips(skipped: dict[str, int]) -> str:
+    return ", ".join(f"{n} {reason}" for reason, n in sorted(skipped.items())) or "none"
