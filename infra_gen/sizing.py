@@ -1,10 +1,15 @@
 """Sizing engine: from a workload and an accelerator to GPU memory, GPU count and hours.
 
-CONTRACT (issue 3 implements the bodies; the models and signatures below are what the
-optimizer, plan and CLI rely on):
+CONTRACT (the optimizer, plan and CLI rely on these):
 
     size(workload, accelerator) -> Requirement
     run_hours(workload, requirement, accelerator, total_gpus, nodes) -> float | None
+    size_all(workload, accelerators) -> list[Requirement]
+    require_fit(workload, accelerators) -> list[Requirement]   (SizingError when none fits)
+
+Pure: no I/O, no Pulumi. The formulas live in ``sizing_memory`` (memory terms and sharding),
+``sizing_parallel`` (which layouts to try), ``sizing_throughput`` (hours, replicas) and
+``sizing_arch`` (the model's shape); every Requirement carries the assumptions it used.
 """
 
 from __future__ import annotations
@@ -14,6 +19,20 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from infra_gen.catalog.models import Accelerator
+from infra_gen.errors import SizingError
+from infra_gen.model_table import ModelArch
+from infra_gen.sizing_arch import resolve_arch
+from infra_gen.sizing_memory import (
+    GIB,
+    SizingInputs,
+    Terms,
+    overhead_bytes,
+    sharded_terms,
+    unsharded_terms,
+)
+from infra_gen.sizing_parallel import Layout, candidate_layouts, usable_gib
+from infra_gen.sizing_throughput import replicas_for, serving_estimate, training_hours
+from infra_gen.sizing_workload import assumptions_for, sizing_inputs, tokens_per_run
 from infra_gen.spec import Workload
 
 Parallelism = Literal["single", "ddp", "fsdp", "tensor", "pipeline", "tensor+pipeline"]
@@ -31,6 +50,10 @@ class MemoryBreakdown(BaseModel):
     optimizer: float
     overhead: float
     total: float
+
+    def rounded(self, digits: int = 2) -> dict[str, float]:
+        """For display only; the engine keeps full precision."""
+        return {key: round(value, digits) for key, value in self.model_dump().items()}
 
 
 class Requirement(BaseModel):
@@ -56,10 +79,113 @@ class Requirement(BaseModel):
     gpu_hours_per_run: float | None = None  # training/batch, at `gpus` GPUs
     hours_per_run: float | None = None  # wall-clock, at `gpus` GPUs
     assumptions: tuple[str, ...] = ()
+    # Added by issue 3 (defaults keep older callers valid):
+    model: str = ""  # the model's table name, or "custom"
+    usable_memory_gib: float = 0.0  # accelerator memory x safety margin
+    ms_per_token: float | None = None  # inference: decode latency at the chosen batch
+    batch_per_replica: int | None = None  # inference: concurrent sequences per replica
+
+
+def _breakdown(terms: Terms) -> MemoryBreakdown:
+    overhead = overhead_bytes(terms)
+    values = {
+        "weights": terms.weights, "kv_cache": terms.kv_cache, "activations": terms.activations,
+        "gradients": terms.gradients, "optimizer": terms.optimizer, "overhead": overhead,
+    }
+    gib = {key: value / GIB for key, value in values.items()}
+    return MemoryBreakdown(**gib, total=sum(gib.values()))
+
+
+def _choose_layout(
+    inp: SizingInputs, arch: ModelArch, accelerator: Accelerator
+) -> tuple[Layout, MemoryBreakdown, bool]:
+    """The first layout (fewest GPUs, preferred kind) whose per-GPU total fits the margin."""
+    limit = usable_gib(accelerator)
+    last: tuple[Layout, MemoryBreakdown] | None = None
+    for layout in candidate_layouts(arch, accelerator, inp.training):
+        per_gpu = _breakdown(sharded_terms(inp, layout.tp, layout.pp, layout.shards))
+        if per_gpu.total <= limit:
+            return layout, per_gpu, True
+        if last is None or per_gpu.total < last[1].total:
+            last = (layout, per_gpu)
+    assert last is not None  # "single" is always a candidate
+    return last[0], last[1], False
 
 
 def size(workload: Workload, accelerator: Accelerator) -> Requirement:
-    raise NotImplementedError("issue 3")
+    """Memory per GPU, GPU count, parallelism, replicas and hours of ``workload`` on one
+    accelerator type. Raises SizingError for requests no hardware can satisfy (a sequence
+    longer than the model supports)."""
+    arch = resolve_arch(workload.model)
+    inp = sizing_inputs(workload, arch)
+    layout, per_gpu, fits = _choose_layout(inp, arch, accelerator)
+    fields: dict[str, object] = {}
+    notes = assumptions_for(workload, arch, inp)
+    if workload.type == "inference" and workload.inference is not None:
+        fields = _serving_fields(workload, inp, accelerator, layout.gpus)
+    elif workload.type in ("training", "fine-tuning", "batch"):
+        fields = _run_fields(workload, inp, accelerator, layout)
+    if "latency_note" in fields:
+        notes += (str(fields.pop("latency_note")),)
+    return Requirement(
+        workload=workload.name, accelerator=accelerator.name, fits=fits, gpus=layout.gpus,
+        parallelism=layout.parallelism,  # type: ignore[arg-type]
+        tensor_parallel=layout.tp, pipeline_parallel=layout.pp, data_parallel=layout.shards,
+        min_gpus_per_node=layout.tp, needs_nvlink=layout.tp > 1,
+        memory_gib=_breakdown(unsharded_terms(inp)), memory_gib_per_gpu=per_gpu,
+        memory_utilization=per_gpu.total / accelerator.memory_gib,
+        assumptions=notes, model=arch.name,
+        usable_memory_gib=usable_gib(accelerator), **fields,  # type: ignore[arg-type]
+    )
+
+
+def _serving_fields(
+    workload: Workload, inp: SizingInputs, accelerator: Accelerator, gpus: int
+) -> dict[str, object]:
+    assert workload.inference is not None
+    spec = workload.inference
+    est = serving_estimate(inp, accelerator, gpus, spec.latency_target_ms_per_token)
+    quiet = spec.requests_per_second if spec.min_requests_per_second is None else (
+        spec.min_requests_per_second
+    )
+    floor = replicas_for(quiet, est.requests_per_second_per_replica)
+    if floor == 0 and not spec.scale_to_zero:
+        floor = 1
+    fields: dict[str, object] = {}
+    if not est.latency_met and spec.latency_target_ms_per_token is not None:
+        fields["latency_note"] = (
+            f"latency target {spec.latency_target_ms_per_token:g} ms/token not met on "
+            f"{gpus} x {accelerator.name}: {est.ms_per_token:.1f} ms/token at batch 1"
+        )
+    return fields | {
+        "replicas": replicas_for(spec.requests_per_second, est.requests_per_second_per_replica),
+        "replicas_floor": floor,
+        "ms_per_token": est.ms_per_token if est.ms_per_token > 0 else None,
+        "batch_per_replica": est.batch,
+    }
+
+
+def _run_fields(
+    workload: Workload, inp: SizingInputs, accelerator: Accelerator, layout: Layout
+) -> dict[str, object]:
+    hours = _hours(workload, inp, accelerator, layout.gpus, layout.nodes)
+    if hours is None:
+        return {}
+    return {"hours_per_run": hours, "gpu_hours_per_run": hours * layout.gpus}
+
+
+def _hours(
+    workload: Workload, inp: SizingInputs, accelerator: Accelerator, gpus: int, nodes: int
+) -> float | None:
+    if workload.type == "batch" and workload.batch is not None:
+        return workload.batch.items / (workload.batch.items_per_gpu_second * gpus) / 3600.0
+    if workload.training is None:
+        return None
+    if workload.training.duration_hours is not None:
+        return workload.training.duration_hours
+    tokens = tokens_per_run(workload)
+    compute_precision = workload.model.precision
+    return training_hours(inp, accelerator, compute_precision, tokens, gpus, nodes)
 
 
 def run_hours(
@@ -67,5 +193,45 @@ def run_hours(
     nodes: int,
 ) -> float | None:
     """Wall-clock hours of one run on ``total_gpus`` GPUs over ``nodes`` instances (None for
-    services). More GPUs than ``requirement.gpus`` run data-parallel and finish sooner."""
-    raise NotImplementedError("issue 3")
+    services). More GPUs than ``requirement.gpus`` run data-parallel and finish sooner, at the
+    scaling efficiency of ``nodes`` instances; a stated ``duration_hours`` is returned as is."""
+    if workload.is_service:
+        return None
+    arch = resolve_arch(workload.model)
+    inp = sizing_inputs(workload, arch)
+    return _hours(workload, inp, accelerator, max(total_gpus, requirement.gpus), max(nodes, 1))
+
+
+def size_all(workload: Workload, accelerators: list[Accelerator]) -> list[Requirement]:
+    """``size`` on every accelerator, in the order given."""
+    return [size(workload, accelerator) for accelerator in accelerators]
+
+
+def require_fit(workload: Workload, accelerators: list[Accelerator]) -> list[Requirement]:
+    """``size_all``, raising SizingError with what to relax when nothing fits anywhere."""
+    requirements = size_all(workload, accelerators)
+    if not any(req.fits for req in requirements):
+        raise SizingError(explain_no_fit(workload, requirements, accelerators))
+    return requirements
+
+
+def explain_no_fit(
+    workload: Workload, requirements: list[Requirement], accelerators: list[Accelerator]
+) -> str:
+    """One line: what the workload needs, the closest attempt, and what would fit instead."""
+    from infra_gen.sizing_relax import relaxation_hint
+
+    best = min(requirements, key=lambda req: req.memory_utilization, default=None)
+    need = requirements[0].memory_gib.total if requirements else 0.0
+    closest = ""
+    if best is not None:
+        closest = (
+            f"; closest: {best.gpus} x {best.accelerator} ({best.parallelism}) at "
+            f"{best.memory_gib_per_gpu.total:.1f} GiB per GPU, over the "
+            f"{best.usable_memory_gib:.1f} GiB limit"
+        )
+    hint = relaxation_hint(workload, accelerators)
+    return (
+        f"{workload.name}: no allowed accelerator fits {need:.0f} GiB "
+        f"({workload.model.precision}, {workload.type}){closest}; {hint}"
+    )
