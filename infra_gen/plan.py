@@ -75,6 +75,22 @@ class RequirementSummary(_Frozen):
 class Baselines(_Frozen):
     on_demand_always_on_monthly_usd: float
     savings_percent: float
+    # What the recommended capacity costs per day when left running idle on demand (seed 003's
+    # forgotten cluster), and what one idle spell costs at most with auto-shutdown on.
+    idle_usd_per_day: float = 0.0
+    auto_shutdown_idle_cost_usd: float | None = None
+
+
+class TcoSummary(_Frozen):
+    """Cloud vs on-prem per productive GPU-hour (seed 002's TCO model); ``plan --tco``."""
+
+    accelerator: str
+    utilization: float  # fraction of the year the GPUs do productive work
+    cloud_usd_per_gpu_hour: float  # recommended purchase mix, per productive GPU-hour
+    on_prem_usd_per_gpu_hour: float
+    on_prem_break_even_utilization: float  # above it on-prem is cheaper than this cloud price
+    reserved_break_even_utilization: float | None  # 3y reserved beats on-demand above it
+    assumptions: list[str] = Field(default_factory=list)
 
 
 class ScheduleSettings(_Frozen):
@@ -146,6 +162,8 @@ class Plan(_Frozen):
     subnets: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     assumptions: list[str] = Field(default_factory=list)
+    candidates_priced: int = 0  # (offer x count x purchase mix) combinations the search priced
+    tco: TcoSummary | None = None  # only with ``plan --tco``
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

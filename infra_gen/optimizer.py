@@ -1,0 +1,474 @@
+"""The optimizer: every feasible (offer x instance count x purchase mix), ranked by cost.
+
+Search, not heuristics. Offers are filtered by placement and pins; the workload is sized once
+per accelerator (few) rather than once per offer (up to 100k); each instance shape (accelerator
+x GPUs per instance) gets its instance counts, usage and candidate purchase mixes once; then
+every surviving offer prices every candidate mix of its shape with integer micro-dollars. The
+result is the exact minimum over that space, with deterministic tie-breaks, checked against
+a brute-force enumeration in tests/test_optimizer.py.
+
+Why only some mixes and counts are priced (both are proven, not guessed):
+- mixes: see ``pricing.candidate_mixes`` (cost is linear per slot, so pure ends win);
+- counts: a count whose billed hours are all >= those of a smaller count is dropped, since
+  prices are non-negative it can never be cheaper (``_prune``).
+
+Rank key: expected monthly cost, or per-run cost for one-off training (runs_per_month <= 1),
+plus data egress for the same period. Ties: cloud, region, instance type, catalog order, fewer
+instances, then the least committed mix (on-demand before spot before reserved).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Protocol
+
+from infra_gen import pricing, sizing
+from infra_gen.catalog.models import Accelerator, Catalog, Offer
+from infra_gen.errors import InfraGenError, PlanningError
+from infra_gen.plan import Plan
+from infra_gen.pricing import Hours, Mix, Prices, Profile, Usage
+from infra_gen.sizing import Requirement
+from infra_gen.spec import ALL_CLOUDS, Workload
+
+# Accelerators that run stock CUDA PyTorch. TPUs (JAX/XLA), Trainium/Inferentia (Neuron SDK) and
+# AMD (ROCm) need other software stacks (seed 000: "you're locked into ... XLA", "require Amazon's
+# NeuronSDK, which means rewriting parts of your training code"): only when pinned.
+DEFAULT_VENDORS = frozenset({"nvidia"})
+# Interconnects fast enough for one replica (model shard) to span instances (seed 003:
+# "for multi-node training ... the network between nodes becomes the constraint").
+FAST_INTERCONNECTS = frozenset({"efa", "infiniband", "gpudirect-tcpx"})
+# Instance counts tried above the smallest that fits and meets the deadline. More instances
+# only finish sooner at the same or higher GPU-hours; _prune drops them when they cannot win.
+EXTRA_COUNTS = 4
+MAX_INSTANCES = 1024  # the largest cluster searched for a deadline (64x p5 = 512 GPUs is 64)
+
+
+class Sizer(Protocol):
+    """``infra_gen.sizing`` satisfies this; tests pass hand-made requirements instead."""
+
+    def size(self, workload: Workload, accelerator: Accelerator) -> Requirement: ...
+
+    def run_hours(
+        self, workload: Workload, requirement: Requirement, accelerator: Accelerator,
+        total_gpus: int, nodes: int,
+    ) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One (instance count, purchase mix) of a shape with its billed hours."""
+
+    usage: Usage
+    mix: Mix
+    monthly: Hours
+    per_run: Hours | None
+    rank: tuple[int, int, int, str]  # instances, reserved, spot, term: the tie-break order
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    accelerator: Accelerator
+    gpus_per_instance: int
+    requirement: Requirement
+    options: tuple[Option, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The best option of one offer."""
+
+    key: int  # micro-dollars: monthly or per-run cost including egress
+    offer: Offer
+    offer_index: int  # position in the catalog: the last tie-break
+    shape: Shape
+    option: Option
+    prices: Prices
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    profile: Profile
+    ranked: list[Choice]  # one per feasible offer, best first
+    requirements: dict[str, Requirement]  # by accelerator, fitting ones only
+    candidates_priced: int  # (offer x count x mix) combinations priced
+    notes: list[str]  # what the search left out and why
+
+
+def plan_workload(
+    workload: Workload, catalog: Catalog, *, cloud: str | None = None,
+    region: str | None = None, top: int = 5, today: dt.date | None = None,
+) -> Plan:
+    """The cheapest plan for ``workload`` over ``catalog``, with ``top`` - 1 alternatives."""
+    from infra_gen.planning import assemble_plan
+
+    result = search(workload, catalog, cloud=cloud, region=region)
+    return assemble_plan(workload, catalog, result, top=top, today=today or dt.date.today())
+
+
+def search(
+    workload: Workload, catalog: Catalog, *, cloud: str | None = None,
+    region: str | None = None, sizer: Sizer | ModuleType = sizing,
+) -> SearchResult:
+    profile = pricing.profile_of(workload)
+    offers = _placement_filter(workload, catalog, cloud, region)
+    requirements = _size_all(workload, catalog, offers, sizer)
+    shapes = _shapes(workload, catalog, offers, requirements, profile, sizer)
+    position = {id(o): i for i, o in enumerate(catalog.offers)}
+    ranked, priced = _price_all(workload, offers, shapes, profile, position)
+    ranked.sort(key=_order)
+    return SearchResult(
+        profile=profile, ranked=ranked,
+        requirements={k: r for k, r in requirements.items() if r.fits},
+        candidates_priced=priced, notes=_notes(workload, profile),
+    )
+
+
+def _order(choice: Choice) -> tuple[int, str, str, str, int]:
+    offer = choice.offer
+    return (choice.key, offer.cloud, offer.region, offer.instance_type, choice.offer_index)
+
+
+def _stage(before: Sequence[Offer], after: list[Offer], constraint: str, fix: str) -> list[Offer]:
+    if before and not after:
+        raise PlanningError(
+            f"no candidate left: {constraint} removed the last {len(before)} offer(s); "
+            f"to fix: {fix}"
+        )
+    return after
+
+
+def _placement_filter(
+    workload: Workload, catalog: Catalog, cloud: str | None, region: str | None,
+) -> list[Offer]:
+    """Clouds, regions and pins, in that order, each named if it removes the last offer."""
+    placement = workload.placement
+    offers: list[Offer] = list(catalog.offers)
+    if not offers:
+        raise PlanningError("the catalog has no offers; load a catalog with --catalog FILE")
+    if cloud is not None and cloud not in ALL_CLOUDS:
+        raise PlanningError(f"--cloud: expected one of {', '.join(ALL_CLOUDS)}, got {cloud!r}")
+    clouds = [cloud] if cloud is not None else list(placement.clouds)
+    offers = _stage(offers, [o for o in offers if o.cloud in clouds],
+                    f"clouds {clouds}", "allow more clouds in placement.clouds")
+    regions = [region] if region is not None else list(placement.regions)
+    if regions:
+        offers = _stage(offers, [o for o in offers if o.region in regions],
+                        f"regions {regions}", "allow more regions in placement.regions "
+                        f"(offered: {', '.join(sorted({o.region for o in offers})[:12])})")
+    if placement.instance_type is not None:
+        pinned = placement.instance_type
+        offers = _stage(offers, [o for o in offers if o.instance_type == pinned],
+                        f"placement.instance_type {pinned!r}",
+                        "unpin it or pick one sold in the allowed clouds and regions")
+    if placement.accelerator is not None:
+        from infra_gen.catalog.load import resolve_accelerator
+
+        name = resolve_accelerator(catalog, placement.accelerator)
+        offers = _stage(offers, [o for o in offers if o.accelerator == name],
+                        f"placement.accelerator {name!r}",
+                        "unpin it or allow clouds and regions that sell it")
+    elif placement.instance_type is None:
+        offers = _stage(offers, [o for o in offers if _vendor(catalog, o) in DEFAULT_VENDORS],
+                        "the CUDA-only default (TPU, Trainium, Inferentia, AMD need pinning)",
+                        "pin placement.accelerator or placement.instance_type to use them")
+    return offers
+
+
+def _vendor(catalog: Catalog, offer: Offer) -> str:
+    accelerator = catalog.accelerators.get(offer.accelerator)
+    return accelerator.vendor.lower() if accelerator is not None else ""
+
+
+def _size_all(
+    workload: Workload, catalog: Catalog, offers: list[Offer], sizer: Sizer | ModuleType,
+) -> dict[str, Requirement]:
+    """Size once per accelerator present; raise when none fits."""
+    requirements: dict[str, Requirement] = {}
+    failures: list[str] = []
+    for name in sorted({o.accelerator for o in offers}):
+        accelerator = catalog.accelerators.get(name)
+        if accelerator is None:
+            failures.append(f"{name}: not in the catalog's accelerator table")
+            continue
+        try:
+            requirement = sizer.size(workload, accelerator)
+        except InfraGenError as err:
+            failures.append(f"{name}: {err}")
+            continue
+        requirements[name] = requirement
+        if not requirement.fits:
+            failures.append(f"{name}: does not fit ({requirement.memory_utilization:.0%} memory)")
+    if not any(r.fits for r in requirements.values()):
+        raise PlanningError(
+            f"no candidate left: sizing removed the last {len(offers)} offer(s), the workload "
+            f"fits no allowed accelerator ({'; '.join(failures[:6])}); to fix: allow larger "
+            "accelerators or clouds, or lower precision, batch_size or seq_len"
+        )
+    return requirements
+
+
+def _shapes(
+    workload: Workload, catalog: Catalog, offers: list[Offer],
+    requirements: dict[str, Requirement], profile: Profile, sizer: Sizer | ModuleType,
+) -> dict[tuple[str, int, bool], Shape]:
+    keys = sorted({_shape_key(o) for o in offers})
+    shapes: dict[tuple[str, int, bool], Shape] = {}
+    reasons: list[str] = []
+    for name, gpus, fast in keys:
+        requirement = requirements.get(name)
+        if requirement is None or not requirement.fits:
+            continue
+        accelerator = catalog.accelerators[name]
+        why = _shape_infeasible(requirement, accelerator, gpus, fast)
+        if why:
+            reasons.append(why)
+            continue
+        options = _options(workload, profile, requirement, accelerator, gpus, sizer)
+        if not options:
+            reasons.append(f"{gpus}x {name}: no instance count meets the run deadline")
+            continue
+        shapes[(name, gpus, fast)] = Shape(accelerator, gpus, requirement, options)
+    if not shapes:
+        raise PlanningError(
+            f"no candidate left: instance shapes removed the last {len(offers)} offer(s) "
+            f"({'; '.join(reasons[:6])}); to fix: allow instances with more or NVLink-connected "
+            "GPUs, or relax training.max_run_hours / batch.deadline_hours"
+        )
+    return shapes
+
+
+def _shape_key(offer: Offer) -> tuple[str, int, bool]:
+    return (offer.accelerator, offer.accelerators, offer.interconnect in FAST_INTERCONNECTS)
+
+
+def _shape_infeasible(
+    requirement: Requirement, accelerator: Accelerator, gpus: int, fast: bool,
+) -> str:
+    name = accelerator.name
+    if requirement.gpus > gpus and not fast:
+        return (f"{gpus}x {name}: one replica spans {math.ceil(requirement.gpus / gpus)} "
+                "instances and needs EFA/InfiniBand/GPUDirect-TCPX, this has Ethernet")
+    if requirement.min_gpus_per_node > gpus:
+        return (f"{gpus}x {name}: tensor parallelism needs {requirement.min_gpus_per_node} "
+                "GPUs in one instance")
+    tensor = requirement.needs_nvlink and requirement.min_gpus_per_node > 1
+    if tensor and not accelerator.has_nvlink:
+        return (f"{gpus}x {name}: tensor parallelism needs NVLink, {name} has "
+                f"{accelerator.intra_node_link}")
+    return ""
+
+
+def _options(
+    workload: Workload, profile: Profile, requirement: Requirement, accelerator: Accelerator,
+    gpus: int, sizer: Sizer | ModuleType,
+) -> tuple[Option, ...]:
+    usages = (
+        _run_usages(workload, profile, requirement, accelerator, gpus, sizer)
+        if profile.is_run else [_service_usage(profile, requirement, gpus)]
+    )
+    options = [
+        _option(profile, usage, mix)
+        for usage in usages for mix in pricing.candidate_mixes(profile, usage)
+    ]
+    return tuple(sorted(_prune(options), key=lambda o: o.rank))
+
+
+def _service_usage(profile: Profile, requirement: Requirement, gpus: int) -> Usage:
+    instances = pricing.instances_for(requirement.gpus, requirement.replicas, gpus)
+    if profile.is_inference:
+        floor = pricing.instances_for(requirement.gpus, requirement.replicas_floor, gpus)
+    else:
+        floor = instances
+    return pricing.service_usage(profile, instances, floor)
+
+
+def _run_usages(
+    workload: Workload, profile: Profile, requirement: Requirement, accelerator: Accelerator,
+    gpus: int, sizer: Sizer | ModuleType,
+) -> list[Usage]:
+    """Counts from the smallest that fits and meets the deadline, plus EXTRA_COUNTS more."""
+    limit = _run_limit_hours(workload)
+    count = max(1, math.ceil(requirement.gpus / gpus))
+    usages: list[Usage] = []
+    while count <= MAX_INSTANCES and len(usages) <= EXTRA_COUNTS:
+        hours = sizer.run_hours(workload, requirement, accelerator, count * gpus, count)
+        if hours is not None and hours > 0 and (limit is None or hours <= limit):
+            usages.append(pricing.run_usage(profile, count, hours))
+        elif usages:
+            break
+        elif limit is not None and hours is not None and hours > limit:
+            count = max(count + 1, math.ceil(count * hours / limit))  # jump towards the limit
+            continue
+        count += 1
+    return usages
+
+
+def _run_limit_hours(workload: Workload) -> float | None:
+    if workload.batch is not None:
+        return workload.batch.deadline_hours
+    if workload.training is not None:
+        return workload.training.max_run_hours
+    return None
+
+
+def _option(profile: Profile, usage: Usage, mix: Mix) -> Option:
+    per_run = (
+        pricing.run_hours_billed(usage, mix, profile.runs_per_month or 1.0)
+        if profile.is_run else None
+    )
+    rank = (usage.instances, mix.reserved, mix.spot, mix.term or "")
+    return Option(usage, mix, pricing.monthly_hours(usage, mix), per_run, rank)
+
+
+def _prune(options: list[Option]) -> list[Option]:
+    """Drop an option when another with the same kind of mix bills no more of anything, has
+    no more instances (for max_hourly_usd) and comes first in the tie-break order."""
+    kept: list[Option] = []
+    for option in sorted(options, key=lambda o: o.rank):
+        if not any(_dominates(k, option) for k in kept):
+            kept.append(option)
+    return kept
+
+
+def _dominates(a: Option, b: Option) -> bool:
+    same_kind = (
+        a.mix.term == b.mix.term and bool(a.mix.reserved) == bool(b.mix.reserved)
+        and bool(a.mix.spot) == bool(b.mix.spot) and bool(a.mix.on_demand) == bool(b.mix.on_demand)
+    )
+    if not same_kind or a.mix.total > b.mix.total or a.mix.reserved > b.mix.reserved:
+        return False
+    if a.mix.spot > b.mix.spot or a.mix.on_demand > b.mix.on_demand:
+        return False
+    return _hours_le(a.monthly, b.monthly) and (
+        a.per_run is None or b.per_run is None or _hours_le(a.per_run, b.per_run)
+    )
+
+
+def _hours_le(a: Hours, b: Hours) -> bool:
+    return (a.reserved <= b.reserved and a.on_demand <= b.on_demand and a.spot <= b.spot
+            and a.rework <= b.rework)
+
+
+def _price_all(
+    workload: Workload, offers: list[Offer], shapes: dict[tuple[str, int, bool], Shape],
+    profile: Profile, position: dict[int, int],
+) -> tuple[list[Choice], int]:
+    """Price every option of every offer; keep each offer's best. Raises if none survive.
+
+    The hot loop estimates each option in floating-point USD, then prices exactly (integer
+    micro-dollars, ``pricing.price_hours``) only the options within FLOAT_SLACK_USD of the
+    cheapest estimate: exact and float costs differ by under 3 micro-dollars (one rounding per
+    component), so no option outside the slack can be the exact best.
+    """
+    limit = workload.guardrails.max_hourly_usd
+    max_hourly = None if limit is None else pricing.to_micros(limit)
+    transfers = 1.0 if profile.rank_by_run else pricing.transfers_per_month(profile)
+    terms = {key: _terms_of(shape, profile.rank_by_run) for key, shape in shapes.items()}
+    choices: list[Choice] = []
+    stats = [0, 0, 0]  # priced, unpriceable, too dear
+    for offer in offers:
+        key = _shape_key(offer)
+        shape = shapes.get(key)
+        if shape is None:
+            continue
+        best = _best_option(offer, shape, terms[key], max_hourly, stats)
+        if best is None:
+            continue
+        cost, option, prices = best
+        egress = pricing.egress_micros_per_run(profile, offer)
+        total = cost + (egress if transfers == 1.0 else round(egress * transfers))
+        choices.append(Choice(total, offer, position[id(offer)], shape, option, prices))
+    if not choices:
+        raise _pricing_error(profile, stats[1], stats[2], limit)
+    return choices, stats[0]
+
+
+FLOAT_SLACK_USD = 1e-5
+_Terms = tuple[tuple[float, float, float, float, int, bool, Option, Hours], ...]
+
+
+def _terms_of(shape: Shape, by_run: bool) -> _Terms:
+    """Per option: hours at on-demand, spot, rework, reserved; term (0 none, 1 = 1y, 3 = 3y)."""
+    out = []
+    for option in shape.options:
+        hours = option.per_run if by_run and option.per_run is not None else option.monthly
+        term = 0 if not hours.reserved else (1 if hours.term == "1y" else 3)
+        out.append((hours.on_demand, hours.spot, hours.rework, hours.reserved, term,
+                    hours.rework_at_on_demand, option, hours))
+    return tuple(out)
+
+
+def _best_option(
+    offer: Offer, shape: Shape, terms: _Terms, max_hourly: int | None, stats: list[int],
+) -> tuple[int, Option, Prices] | None:
+    od, spot = offer.on_demand_usd_hr, offer.spot_usd_hr
+    rate = pricing.interruptions_per_hour(offer.spot_interruption)
+    estimates: list[tuple[float, int]] = []
+    cheapest = math.inf
+    for index, (h_od, h_spot, h_rework, h_res, term, at_od, _o, _h) in enumerate(terms):
+        cost = od * h_od
+        if h_res:
+            price = offer.reserved_1y_usd_hr if term == 1 else offer.reserved_3y_usd_hr
+            if price is None:
+                stats[1] += 1
+                continue
+            cost += price * h_res
+        if h_spot:
+            if spot is None:
+                stats[1] += 1
+                continue
+            cost += spot * h_spot + (od if at_od else spot) * h_rework * rate
+        estimates.append((cost, index))
+        if cost < cheapest:
+            cheapest = cost
+    if not estimates:
+        return None
+    prices = pricing.prices_of(offer)
+    if max_hourly is not None:
+        kept = [e for e in estimates
+                if (pricing.hourly_micros(terms[e[1]][6].mix, prices) or 0) <= max_hourly]
+        stats[2] += len(estimates) - len(kept)
+        estimates = kept
+        if not estimates:
+            return None
+        cheapest = min(cost for cost, _ in estimates)
+    stats[0] += len(estimates)
+    slack = FLOAT_SLACK_USD + cheapest * 1e-9
+    best: tuple[int, Option, Prices] | None = None
+    for cost, index in estimates:  # in option (tie-break) order
+        if cost <= cheapest + slack:
+            exact = pricing.price_hours(terms[index][7], prices)
+            if exact is not None and (best is None or exact < best[0]):
+                best = (exact, terms[index][6], prices)
+    return best
+
+
+def _pricing_error(
+    profile: Profile, unpriceable: int, too_dear: int, limit: float | None,
+) -> PlanningError:
+    if too_dear:
+        return PlanningError(
+            f"no candidate left: guardrails.max_hourly_usd {limit} removed the last {too_dear} "
+            "candidate(s); to fix: raise guardrails.max_hourly_usd or allow cheaper accelerators"
+        )
+    policy = "purchasing.spot always" if profile.spot_only else "purchasing.reserved"
+    return PlanningError(
+        f"no candidate left: {policy} removed the last {unpriceable} candidate(s), no offer "
+        "left sells that purchase option; to fix: relax purchasing or allow other regions"
+    )
+
+
+def _notes(workload: Workload, profile: Profile) -> list[str]:
+    notes: list[str] = []
+    training = workload.training
+    if (workload.is_training and training is not None and training.checkpoint_minutes is None
+            and workload.purchasing.spot == "auto"):
+        notes.append(
+            "spot not considered: training.checkpoint_minutes is unset, so an interruption "
+            "would lose the run; set it to let spot compete"
+        )
+    return notes
