@@ -137,5 +137,133 @@ from infra_gen.catalog.commands import catalog_app  # noqa: E402
 app.add_typer(catalog_app, name="catalog")
 
 
+# `size` and `models` (issue 3): the sizing engine's answer per accelerator, and the model table.
+@app.command()
+@_clean_errors
+def size(
+    file: Annotated[Path, typer.Argument(help="Workload file.", show_default=False)],
+    accelerator: Annotated[
+        str | None, typer.Option("--accelerator", help="Only this accelerator (aliases accepted).")
+    ] = None,
+    format_: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.table,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV file.")] = None,
+) -> None:
+    """GPU memory, GPU count and parallelism for a workload on each catalog accelerator."""
+    import json
+
+    from infra_gen.catalog.load import load_catalog, resolve_accelerator
+    from infra_gen.loading import load_workload
+    from infra_gen.sizing import explain_no_fit, size_all
+    from infra_gen.sizing_report import size_report
+
+    workload = load_workload(file)
+    cat = load_catalog(catalog)
+    names = [resolve_accelerator(cat, accelerator)] if accelerator else list(cat.accelerators)
+    accs = sorted((cat.accelerators[n] for n in names), key=lambda a: (a.memory_gib, a.name))
+    requirements = size_all(workload, accs)
+    if not any(req.fits for req in requirements):
+        fail(explain_no_fit(workload, requirements, accs))
+    report = size_report(workload, requirements)
+    if format_ == OutputFormat.json:
+        _emit(json.dumps(report, indent=2))
+    else:
+        _size_table(report)
+
+
+def _size_table(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    mem = report["memory_gib"]
+    _emit(f"{report['workload']} ({report['type']}, {report['model']}): one unsharded replica "
+          f"needs {mem['total']:.2f} GiB = weights {mem['weights']:.2f} + kv_cache "
+          f"{mem['kv_cache']:.2f} + activations {mem['activations']:.2f} + gradients "
+          f"{mem['gradients']:.2f} + optimizer {mem['optimizer']:.2f} + overhead "
+          f"{mem['overhead']:.2f}")
+    table = Table("accelerator", "fits", "gpus", "parallelism", "GiB/GPU", "limit", "replicas",
+                  "hours/run")
+    for opt in report["options"]:
+        hours = opt["hours_per_run"]
+        table.add_row(opt["accelerator"], "yes" if opt["fits"] else "no", str(opt["gpus"]),
+                      opt["parallelism"], f"{opt['memory_gib_per_gpu']['total']:.2f}",
+                      f"{opt['usable_memory_gib']:.2f}", str(opt["replicas"]),
+                      "-" if hours is None else f"{hours:.2f}")
+    Console(width=160).print(table)
+    for note in report["assumptions"]:
+        _emit(f"- {note}")
+
+
+@app.command()
+def models(format_: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.table) -> None:
+    """List the built-in model table (so model.name alone is enough in a workload file)."""
+    import json
+
+    from infra_gen.sizing_report import models_report
+
+    rows = models_report()
+    if format_ == OutputFormat.json:
+        _emit(json.dumps(rows, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("name", "params (B)", "kind", "layers", "hidden", "heads", "kv heads",
+                  "max context", "experts")
+    for r in rows:
+        experts = f"{r['experts']} ({r['experts_active']} active)" if r["experts"] else "-"
+        table.add_row(r["name"], f"{r['parameters_b']:g}", r["kind"], str(r["layers"]),
+                      str(r["hidden_size"]), str(r["attention_heads"]), str(r["kv_heads"]),
+                      str(r["max_context"] or "-"), experts)
+    Console(width=160).print(table)
+
+
+class PlanFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    html = "html"
+
+
+@app.command()
+@_clean_errors
+def plan(
+    file: Annotated[Path, typer.Argument(help="Workload file.", show_default=False)],
+    format_: Annotated[PlanFormat, typer.Option("--format", help="table | json | markdown | html")
+                       ] = PlanFormat.table,
+    cloud: Annotated[str | None, typer.Option("--cloud", help="Only this cloud.")] = None,
+    region: Annotated[str | None, typer.Option("--region", help="Only this region.")] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Recommendation + alternatives.")] = 5,
+    tco: Annotated[bool, typer.Option("--tco", help="Compare with on-prem per GPU-hour.")] = False,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV to use.")] = None,
+) -> None:
+    """Size the workload and print the cheapest plan, its costs, alternatives and warnings."""
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.loading import load_workload
+    from infra_gen.planning import plan_with_tco
+
+    workload = load_workload(file)
+    result = plan_with_tco(workload, load_catalog(catalog), cloud=cloud, region=region,
+                           top=top, tco=tco)
+    if format_ is PlanFormat.json:
+        _emit(result.to_json())
+    elif format_ is PlanFormat.table:
+        from infra_gen.plan_table import render_plan_table
+
+        _emit(render_plan_table(result))
+    else:
+        _emit(_render_report(result, format_.value))
+
+
+def _render_report(result: Any, fmt: str) -> str:
+    try:
+        from infra_gen import report
+    except ImportError:
+        fail(f"--format {fmt}: the report module is not built yet; use --format table or json")
+    renderer = getattr(report, f"render_{fmt}", None)
+    if renderer is None:
+        fail(f"--format {fmt}: infra_gen.report has no render_{fmt} yet; use table or json")
+    return str(renderer(result))
+
+
 def main() -> None:
     app()
