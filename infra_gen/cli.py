@@ -265,5 +265,59 @@ def _render_report(result: Any, fmt: str) -> str:
     return str(renderer(result))
 
 
+CLOUDS = ("aws", "gcp", "azure")
+
+
+@app.command()
+@_clean_errors
+def render(
+    file: Annotated[Path, typer.Argument(help="Workload file.", show_default=False)],
+    cloud: Annotated[str | None, typer.Option("--cloud", help="aws | gcp | azure")] = None,
+    region: Annotated[str | None, typer.Option("--region", help="Only this region.")] = None,
+    format_: Annotated[OutputFormat, typer.Option("--format", help="table | json")
+                       ] = OutputFormat.table,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV to use.")] = None,
+) -> None:
+    """Plan the workload, run the Pulumi program under mocks and print every resource it would
+    create, with its inputs exactly as sent to the engine (no Pulumi CLI, no credentials)."""
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.loading import load_workload
+    from infra_gen.optimizer import plan_workload
+    from infra_gen.render import render_plan, resources_json
+
+    if cloud is not None and cloud not in CLOUDS:
+        fail(f"--cloud: expected one of {' | '.join(CLOUDS)}, got {cloud!r}")
+    workload = load_workload(file)
+    plan_ = plan_workload(workload, load_catalog(catalog), cloud=cloud, region=region)
+    resources = render_plan(plan_)
+    if format_ is OutputFormat.json:
+        _emit(resources_json(resources))
+        return
+    _render_table(plan_, resources)
+
+
+def _render_table(plan_: Any, resources: list[Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    rec = plan_.recommendation
+    table = Table(title=f"{plan_.workload}: {rec.instances}x {rec.instance_type} on {rec.cloud} "
+                        f"{rec.region}, ${rec.monthly_usd:,.2f}/month")
+    for column in ("type", "name", "key inputs"):
+        table.add_column(column)
+    for resource in resources:
+        table.add_row(resource.type, resource.name, _key_inputs(resource.inputs))
+    Console(width=160).print(table)
+
+
+def _key_inputs(inputs: dict[str, Any]) -> str:
+    """The scalar inputs, shortened: enough to eyeball a resource; --format json has them all."""
+    shown = [f"{k}={int(v) if isinstance(v, float) and v.is_integer() else v}"
+             for k, v in sorted(inputs.items())
+             if isinstance(v, str | int | float | bool) and k not in ("userData", "tags")
+             and len(str(v)) <= 60]
+    return ", ".join(shown[:6])
+
+
 def main() -> None:
     app()
