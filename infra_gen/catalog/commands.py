@@ -142,5 +142,40 @@ def import_(
           f"(skipped: {_skips(result.skipped)})")
 
 
+@catalog_app.command("refresh")
+@_clean_errors
+def refresh(
+    cloud: Annotated[str, typer.Option("--cloud", help="aws | azure | gcp")],
+    region: Annotated[list[str] | None, typer.Option(
+        "--region", help="Region to fetch (repeatable); default: the base catalog's.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="File to write; default infra-gen-catalog-CLOUD.csv")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Fetch current prices from the provider's public price API (AWS spot: kept, see docs)."""
+    import datetime as dt
+
+    import httpx
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.catalog.refresh import TIMEOUT, Fetcher, run_refresh
+    from infra_gen.catalog.schema import CLOUDS
+    from infra_gen.errors import CatalogError
+
+    if cloud not in CLOUDS:
+        raise CatalogError(f"--cloud: expected one of {' | '.join(CLOUDS)}, got {cloud!r}")
+    target = out or Path(f"infra-gen-catalog-{cloud}.csv")
+    base = load_catalog(catalog)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn(
+            "{task.completed} responses"), transient=True) as progress, httpx.Client(
+            timeout=TIMEOUT, follow_redirects=True) as client:
+        task = progress.add_task(f"fetching {cloud} prices", total=None)
+        fetch = Fetcher(client, on_page=lambda: progress.advance(task))
+        result = run_refresh(cloud, region, base, target, fetch, dt.date.today())
+    _emit(f"wrote {target}: {len(result.offers)} {cloud} offers "
+          f"({result.unpriced} type/region pairs had no price); use --catalog {target}")
+
+
 def _skips(skipped: dict[str, int]) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in sorted(skipped.items())) or "none"
