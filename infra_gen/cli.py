@@ -137,6 +137,50 @@ from infra_gen.catalog.commands import catalog_app  # noqa: E402
 app.add_typer(catalog_app, name="catalog")
 
 
+@app.command()
+@_clean_errors
+def check(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Workload files or directories.", show_default=False)
+    ],
+    cloud: Annotated[str | None, typer.Option("--cloud", help="aws | gcp | azure")] = None,
+    format_: Annotated[OutputFormat, typer.Option("--format")] = OutputFormat.table,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Policy config JSON (CrossGuard format).")
+    ] = None,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV file.")] = None,
+) -> None:
+    """Plan, render (under mocks) and policy-check workloads; exit 1 on a mandatory violation."""
+    from infra_gen.policy import RULES, PolicyConfig, load_policy_config
+    from infra_gen.policy.check import check_files
+
+    if cloud is not None and cloud not in ("aws", "gcp", "azure"):
+        fail(f"--cloud: expected one of aws | gcp | azure, got {cloud!r}")
+    policy_config = load_policy_config(config, RULES) if config else PolicyConfig()
+    report = check_files(paths, policy_config, cloud=cloud, catalog_path=catalog)
+    if format_ == OutputFormat.json:
+        _emit(report.to_json())
+    else:
+        _check_table(report)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _check_table(report: Any) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    mandatory = sum(v.level == "mandatory" for v in report.violations)
+    summary = (f"{report.checked} workload file(s) checked: {mandatory} mandatory, "
+               f"{len(report.violations) - mandatory} advisory violation(s)")
+    if report.violations:
+        table = Table("level", "policy", "workload", "resource", "message", show_lines=True)
+        for v in report.violations:
+            table.add_row(v.level, v.policy, v.workload, v.resource or "(stack)", v.message)
+        Console(width=160).print(table)
+    _emit(summary)
+
+
 # `size` and `models` (issue 3): the sizing engine's answer per accelerator, and the model table.
 @app.command()
 @_clean_errors

@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 
 from infra_gen.plan import Plan
+from infra_gen.policy.facts import FACTS_KEY, facts_from_plan
 from infra_gen.providers.base import COMPONENT_TYPE, RenderOptions, get_provider
 
 
@@ -15,6 +16,11 @@ class GpuWorkload(pulumi.ComponentResource):
 
     Children are named ``<workload>-<role>`` and parented here; ``outputs`` holds the plan's cost
     figures and the ids of the main resources, and is what the Pulumi program exports.
+
+    The component also carries ``infraGenFacts`` (infra_gen.policy.facts) as an input and a
+    registered output: workload facts no cloud resource records (type, checkpointing, sizing
+    memory, always-on floor), which the policy rules read in both ``infra-gen check`` and
+    CrossGuard (stack policies see outputs, resource policies see inputs).
     """
 
     outputs: dict[str, Any]
@@ -26,7 +32,8 @@ class GpuWorkload(pulumi.ComponentResource):
         render_options: RenderOptions | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        super().__init__(COMPONENT_TYPE, name, None, opts)
+        facts = facts_from_plan(plan).to_props()
+        super().__init__(COMPONENT_TYPE, name, {FACTS_KEY: facts}, opts)
         provider = get_provider(plan.recommendation.cloud)
         ids = dict(provider.render(plan, render_options or RenderOptions(), self))
         rec = plan.recommendation
@@ -41,4 +48,4 @@ class GpuWorkload(pulumi.ComponentResource):
             "per_run_usd": rec.per_run_usd,
             **ids,
         }
-        self.register_outputs(self.outputs)
+        self.register_outputs({**self.outputs, FACTS_KEY: facts})

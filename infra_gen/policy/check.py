@@ -1,0 +1,120 @@
+"""The ``infra-gen check`` door: plan each workload file, render it under Pulumi's mocks and run
+every rule on what was rendered. No Pulumi CLI, no cloud credentials.
+
+Directories expand to their ``*.yaml``/``*.yml`` files (not recursive), minus Pulumi's own
+``Pulumi.yaml`` and ``Pulumi.<stack>.yaml`` files, in sorted order, so the same tree gives the
+same report. Each violation names the workload file it came from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from infra_gen.errors import WorkloadError
+from infra_gen.policy.config import PolicyConfig
+from infra_gen.policy.model import Resource, Stack, Violation
+from infra_gen.policy.pricing import PriceBook
+from infra_gen.policy.registry import evaluate, find_facts, with_provider_props
+from infra_gen.providers.base import RenderOptions
+
+# Stack settings a real `pulumi up` takes from stack config. No rule reads them; they only let
+# every provider render offline (GCP budgets need a billing account, Azure VMs an SSH key).
+CHECK_RENDER_OPTIONS = RenderOptions(
+    gcp_project="infra-gen-check",
+    gcp_billing_account="000000-000000-000000",
+    ssh_public_key=(
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPolicyCheckPlaceholderKeyNotForLogin00 check"
+    ),
+)
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    violations: tuple[Violation, ...]
+    checked: int
+
+    @property
+    def failed(self) -> bool:
+        """Exit 1 when any mandatory rule fails; advisories never fail a build."""
+        return any(v.level == "mandatory" for v in self.violations)
+
+    def to_json(self) -> str:
+        payload = {
+            "violations": [v.to_json_dict() for v in self.violations],
+            "checked": self.checked,
+        }
+        return json.dumps(payload, indent=2, sort_keys=True) + "\n"
+
+
+def workload_files(paths: Sequence[Path]) -> list[Path]:
+    """Files as given; directories expanded to their workload files (sorted)."""
+    found: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            found.append(path)
+            continue
+        inside = sorted(p for p in path.iterdir() if p.is_file() and _is_workload_name(p.name))
+        if not inside:
+            raise WorkloadError(
+                str(path),
+                1,
+                1,
+                "",
+                "expected a directory with workload files (*.yaml, *.yml), got none",
+            )
+        found.extend(inside)
+    return found
+
+
+def _is_workload_name(name: str) -> bool:
+    return (
+        name.endswith((".yaml", ".yml"))
+        and not name.startswith("Pulumi.")
+        and name not in ("Pulumi.yaml", "Pulumi.yml")
+    )
+
+
+def check_files(
+    paths: Sequence[Path],
+    config: PolicyConfig,
+    *,
+    cloud: str | None = None,
+    catalog_path: Path | None = None,
+) -> CheckReport:
+    """Plan, render and check every workload file under ``paths``."""
+    from infra_gen.catalog.load import load_catalog
+
+    catalog = load_catalog(catalog_path)
+    prices = PriceBook.from_catalog(catalog)
+    files = workload_files(paths)
+    violations: list[Violation] = []
+    for path in files:
+        violations += check_file(path, catalog, prices, config, cloud)
+    return CheckReport(tuple(sorted(violations, key=Violation.sort_key)), len(files))
+
+
+def check_file(
+    path: Path, catalog: object, prices: PriceBook, config: PolicyConfig, cloud: str | None
+) -> list[Violation]:
+    from infra_gen.loading import load_workload
+    from infra_gen.optimizer import plan_workload
+    from infra_gen.render import render_plan
+
+    workload = load_workload(path)
+    plan = plan_workload(workload, catalog, cloud=cloud)  # type: ignore[arg-type]
+    rendered = render_plan(plan, CHECK_RENDER_OPTIONS)
+    return check_rendered(
+        [Resource(r.type, r.name, r.inputs, r.urn) for r in rendered], prices, config, str(path)
+    )
+
+
+def check_rendered(
+    resources: list[Resource], prices: PriceBook | None, config: PolicyConfig, workload: str
+) -> list[Violation]:
+    """Every rule over one rendered stack (also what the tests call on hand-written stacks)."""
+    resources = with_provider_props(resources)
+    stack = Stack(tuple(resources), find_facts(resources), prices)
+    return evaluate(stack, config, workload)
