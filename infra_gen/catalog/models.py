@@ -35,7 +35,8 @@ class Accelerator:
     @property
     def has_nvlink(self) -> bool:
         """Tensor parallelism needs NVLink-class links; PCIe-only GPUs get none."""
-        return "nvlink" in self.intra_node_link.lower() or "neuronlink" in self.intra_node_link.lower()
+        link = self.intra_node_link.lower()
+        return "nvlink" in link or "neuronlink" in link
 
 
 @dataclass(frozen=True, slots=True)
