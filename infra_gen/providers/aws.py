@@ -54,6 +54,10 @@ class AwsProvider:
                 ctx, budget=guard.budget_monthly_usd is not None, spot_events=spot
             )
             ctx.ids["alert_topic_arn"] = topic.arn
+        if guard.auto_shutdown_idle_minutes is not None:
+            from infra_gen.providers import aws_agent
+
+            ctx.ids["cloudwatch_agent_parameter"] = aws_agent.cloudwatch_agent(ctx).name
         if aws_compute.is_single_instance(ctx):
             _render_instance(ctx, net, sg, profile, topic)
         else:

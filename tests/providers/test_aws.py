@@ -48,7 +48,7 @@ COMMON = {
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 2,
     "aws:iam/instanceProfile:InstanceProfile": 1, TOPIC: 1,
     "aws:sns/topicPolicy:TopicPolicy": 1, "aws:sns/topicSubscription:TopicSubscription": 1,
-    ALARM: 1, BUDGET: 1,
+    ALARM: 1, BUDGET: 1, "aws:ssm/parameter:Parameter": 1, "aws:ssm/association:Association": 2,
 }
 
 
@@ -203,6 +203,23 @@ def test_group_alarm_scales_group_to_zero() -> None:
     assert policy["autoscalingGroupName"] == "petsnap-serving-asg"
     assert alarm["alarmActions"][0] == "arn:aws:autoscaling:us-east-1:123456789012:" \
                                        "petsnap-serving-scale-to-zero"
+
+
+def test_cloudwatch_agent_publishes_the_alarm_metric_by_instance_and_group() -> None:
+    res = rendered("single")
+    parameter = one(res, "aws:ssm/parameter:Parameter")
+    # CloudWatchAgentServerPolicy may only read parameters named AmazonCloudWatch-*.
+    assert parameter["name"] == "AmazonCloudWatch-infra-gen-petsnap-serving"
+    metrics = json.loads(parameter["insecureValue"])["metrics"]
+    assert metrics["namespace"] == "CWAgent"
+    assert metrics["aggregation_dimensions"] == [["InstanceId"], ["AutoScalingGroupName"]]
+    assert "utilization_gpu" in metrics["metrics_collected"]["nvidia_gpu"]["measurement"]
+    associations = {a.inputs["name"]: a.inputs
+                    for a in of_type(res, "aws:ssm/association:Association")}
+    assert set(associations) == {"AWS-ConfigureAWSPackage", "AmazonCloudWatch-ManageAgent"}
+    configure = associations["AmazonCloudWatch-ManageAgent"]
+    assert configure["parameters"]["optionalConfigurationLocation"] == parameter["name"]
+    assert configure["targets"] == [{"key": "tag:workload", "values": ["petsnap-serving"]}]
 
 
 def test_spot_rule_sends_interruptions_and_rebalance_to_topic() -> None:
