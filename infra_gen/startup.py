@@ -16,6 +16,20 @@ It installs, under /usr/local/lib/infra-gen and systemd (so they survive reboots
 * ``checkpoint-sync.sh`` (timer, optional): ``aws s3 sync`` / ``gcloud storage rsync`` /
   ``azcopy sync`` of the checkpoint directory to the bucket.
 * ``max-run.sh`` (timer, optional): a hard stop ``max_run_hours`` after each boot.
+* AWS only, with the watchdog: a CloudWatch agent config publishing ``nvidia_smi_utilization_gpu``
+  per InstanceId / AutoScalingGroupName for the AWS provider's idle alarm.
+
+The job's side of the contract: touch the busy marker (default ``/run/infra-gen/busy``) while it
+is busy without using the GPUs (loading data); write its pid to ``/run/infra-gen/training.pid``
+and save a checkpoint on SIGUSR1 (or set ``checkpoint_command``). The pid file must belong to
+root or to the process's own user, so no local user can aim the signal at someone else.
+
+Power-off: ``shutdown -h now``. AWS and GCP stop billing compute for a stopped VM; Azure does not
+("Stopped" is still billed, only "deallocated" is not), so on Azure the scripts first ask Azure
+Resource Manager to deallocate the VM with its managed identity and fall back to the OS power-off,
+logging that the VM is still billed. Inside an autoscaling group a stopped member is replaced by
+the group, so there the group's own idle alarm/scale-to-zero (built by the providers) is what
+ends the bill; the watchdog still stops an idle member.
 
 Safety: templates render with autoescape off (it is shell), so every workload-derived string goes
 through ``shell_quote`` (``shlex.quote``) and every number is validated here; the Jinja
@@ -80,7 +94,21 @@ def _finalize(value: Any) -> Any:
 
 
 def _load_template(name: str) -> str:
-    return resources.files("infra_gen.templates").joinpath(name).read_text(encoding="utf-8")
+    source = resources.files("infra_gen.templates").joinpath(name).read_text(encoding="utf-8")
+    return _strip_comments(source) if name.endswith(".sh.j2") else source
+
+
+def _strip_comments(source: str) -> str:
+    """Drop comment-only lines after a script's header block: they explain the template to its
+    readers, and AWS caps user data at 16 KB. Runs on template source, before any value is
+    rendered, so a quoted value's lines are never touched."""
+    kept, in_header = [], True
+    for line in source.splitlines(keepends=True):
+        comment = line.lstrip().startswith("#") and not line.startswith("#!")
+        in_header = in_header and (comment or line.startswith("#!"))
+        if in_header or not comment:
+            kept.append(line)
+    return "".join(kept)
 
 
 @lru_cache(maxsize=1)
@@ -286,10 +314,14 @@ def render_startup_script(plan: Plan, cloud: str) -> str:
     files = [_embed(f"$LIB_DIR/{name}", "0755", text) for name, text in scripts.items()]
     files += [_embed(f"$UNIT_DIR/{name}", "0644", text) for name, text in units.items()]
     files.append(_embed("$TMPFILES_DIR/infra-gen.conf", "0644", str(macros.tmpfiles()) + "\n"))
+    cloudwatch_agent = cloud == "aws" and "watchdog.sh" in scripts
+    if cloudwatch_agent:  # feeds the AWS provider's idle alarm (providers/aws_guardrails.py)
+        files.append(_embed("$LIB_DIR/cloudwatch-agent.json", "0644",
+                            _load_template("cloudwatch_agent.json.j2")))
     enabled = [name for name in units if not _is_timer_driven_service(name, units)]
     disabled = [unit for group in _UNITS.values() for unit in group if unit not in units]
     text = _render("startup.sh.j2", **_base(plan, cloud), files=files,
-                   enabled_units=ShellText(" ".join(enabled)),
+                   enabled_units=ShellText(" ".join(enabled)), cloudwatch_agent=cloudwatch_agent,
                    disabled_units=ShellText(" ".join(disabled)),
                    summary=shell_quote(_summary(plan, cloud, scripts)))
     if cloud == "aws" and len(text.encode()) > AWS_USER_DATA_LIMIT_BYTES:

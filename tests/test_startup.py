@@ -22,33 +22,25 @@ import pytest
 
 from infra_gen import startup
 from infra_gen.errors import RenderError
-from infra_gen.plan import GuardrailSettings, Plan, PurchaseMix
-from tests.factories import sample_plan
-from tests.startup_fakes import MetadataServer, Sandbox, free_port, wait_for
+from infra_gen.plan import Plan
+from tests.startup_fakes import (
+    BUCKETS,
+    IDLE_ROWS,
+    MetadataServer,
+    Sandbox,
+    Watchdog,
+    free_port,
+    full_plan,
+    plan_for,
+    run_startup,
+    start_handler,
+    stop,
+    wait_for,
+    write,
+)
 
 CLOUDS = ("aws", "gcp", "azure")
-BUCKETS = {"aws": "s3://petsnap-ckpt/run-1", "gcp": "gs://petsnap-ckpt/run-1",
-           "azure": "https://petsnap.blob.core.windows.net/ckpt"}
-# Two GPUs: GPU 1 is held by a process (30 GiB in use) but computes nothing: idle (seed 002).
-IDLE_ROWS = "0, 0, 0\n1, 3, 30512\n"
 GPU1_BUSY_ROWS = "0, 0, 0\n1, 97, 30512\n"
-
-
-def plan_for(cloud: str = "aws", *, spot: int = 0, **guard: object) -> Plan:
-    settings: dict[str, object] = {"auto_shutdown_idle_minutes": 30, "gpu_utilization_below": 5.0}
-    settings.update(guard)
-    mix = PurchaseMix(spot=spot) if spot else PurchaseMix(on_demand=1)
-    return sample_plan(cloud, purchase=mix, workload_type="training",
-                       guardrails=GuardrailSettings(**settings))  # type: ignore[arg-type]
-
-
-def full_plan(cloud: str, **guard: object) -> Plan:
-    """Every guardrail on: watchdog, spot handler, checkpoint sync, 2.5 h hard stop."""
-    settings: dict[str, object] = {
-        "checkpoint_sync_directory": "/opt/checkpoints",
-        "checkpoint_sync_bucket_url": BUCKETS[cloud], "max_run_hours": 2.5}
-    settings.update(guard)
-    return plan_for(cloud, spot=2, **settings)
 
 
 @pytest.fixture
@@ -56,33 +48,7 @@ def sandbox(tmp_path: Path) -> Sandbox:
     return Sandbox(tmp_path)
 
 
-def write(sandbox: Sandbox, name: str, text: str | None) -> Path:
-    assert text is not None
-    path = sandbox.root / name
-    path.write_text(text)
-    return path
-
-
 # --- idle watchdog ---------------------------------------------------------------------------
-
-
-class Watchdog:
-    """Runs the rendered watchdog once per call, as the one-minute timer would."""
-
-    def __init__(self, sandbox: Sandbox, plan: Plan, cloud: str = "aws", **env: str) -> None:
-        self.sandbox = sandbox
-        self.script = write(sandbox, "watchdog.sh", startup.render_watchdog(plan, cloud))
-        self.env = env
-
-    def run(self, now: int, rows: str = IDLE_ROWS, rc: int = 0) -> None:
-        self.sandbox.nvidia_output.write_text(rows)
-        self.sandbox.nvidia_rc.write_text(str(rc))
-        done = self.sandbox.run_script(self.script, INFRA_GEN_NOW=str(now), **self.env)
-        assert done.returncode == 0, done.stderr
-
-    @property
-    def poweroffs(self) -> list[list[str]]:
-        return self.sandbox.calls("shutdown")
 
 
 def test_watchdog_powers_off_after_the_idle_window_and_not_before(sandbox: Sandbox) -> None:
@@ -198,21 +164,6 @@ NOTICE_POLLS = {
 }
 
 
-def start_handler(sandbox: Sandbox, plan: Plan, cloud: str, url: str,
-                  **env: str) -> subprocess.Popen[str]:
-    script = write(sandbox, "interruption.sh", startup.render_interruption_handler(plan, cloud))
-    return subprocess.Popen(
-        ["bash", str(script)], text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env=sandbox.env(INFRA_GEN_METADATA_URL=url, INFRA_GEN_POLL_SECONDS="0.05", **env),
-        start_new_session=True)  # its own group, so the test can stop it and its sleeps
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=5)
-
-
 def hook_plan(cloud: str, hook_log: Path) -> Plan:
     return plan_for(cloud, spot=1, checkpoint_command=f"echo ran >> {shlex.quote(str(hook_log))}",
                     checkpoint_deadline_seconds=5)
@@ -242,6 +193,26 @@ def test_handler_runs_the_hook_exactly_once_per_notice(sandbox: Sandbox, cloud: 
         assert acks == [{"StartRequests": [{"EventId": MetadataServer.AZURE_EVENT_ID}]}]
     else:
         assert acks == []
+
+
+def test_aws_rebalance_then_interruption_are_two_notices(sandbox: Sandbox) -> None:
+    hook_log = sandbox.root / "hook.log"
+    polls = NOTICE_POLLS["aws"]
+    with MetadataServer("aws") as server:
+        handler = start_handler(sandbox, hook_plan("aws", hook_log), "aws", server.url)
+        try:
+            server.rebalance = True  # the early warning: checkpoint now
+            assert wait_for(hook_log.exists)
+            server.notice = True  # then the two-minute interruption notice: once more
+            assert wait_for(lambda: hook_log.read_text() == "ran\nran\n")
+            seen = server.count(polls)
+            assert wait_for(lambda: server.count(polls) >= seen + 5)
+        finally:
+            stop(handler)
+    assert hook_log.read_text() == "ran\nran\n"
+    notices = [m for m in sandbox.logs() if m.startswith("interruption notice")]
+    assert [m.split(": ", 1)[1].split(" ")[0] for m in notices] == [
+        "events/recommendations/rebalance", "spot/instance-action"]
 
 
 @pytest.mark.parametrize("cloud", CLOUDS)
@@ -336,14 +307,6 @@ def test_max_run_stops_the_machine_and_its_timer_rounds_up(sandbox: Sandbox) -> 
     assert "OnBootSec=151min" in timer  # 2.51 h x 60 = 150.6 min, rounded up
 
 
-def run_startup(sandbox: Sandbox, plan: Plan, cloud: str) -> Path:
-    script = write(sandbox, "startup.sh", startup.render_startup_script(plan, cloud))
-    root = sandbox.root / "root"
-    done = sandbox.run_script(script, INFRA_GEN_ROOT=str(root))
-    assert done.returncode == 0, done.stderr
-    return root
-
-
 @pytest.mark.parametrize("cloud", CLOUDS)
 def test_startup_installs_enables_and_starts_everything(sandbox: Sandbox, cloud: str) -> None:
     plan = full_plan(cloud)
@@ -368,6 +331,22 @@ def test_startup_installs_enables_and_starts_everything(sandbox: Sandbox, cloud:
         "guardrails for workload petsnap-train: idle watchdog (power-off after 30 min with every "
         f"GPU below 5%); {cloud} spot interruption handler (SIGUSR1 to training.pid); checkpoint "
         "sync every 15 min; hard stop 150 min after boot")
+
+
+def test_aws_startup_feeds_the_cloudwatch_idle_alarm(sandbox: Sandbox) -> None:
+    """The AWS provider's alarm reads CWAgent nvidia_smi_utilization_gpu by InstanceId."""
+    ctl = sandbox.root / "root/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
+    ctl.parent.mkdir(parents=True)
+    ctl.symlink_to(Path(__file__).parent / "startup_fakes" / "record")
+    root = run_startup(sandbox, full_plan("aws"), "aws")
+    config_path = root / "usr/local/lib/infra-gen/cloudwatch-agent.json"
+    assert sandbox.calls("amazon-cloudwatch-agent-ctl") == [
+        ["-a", "fetch-config", "-m", "ec2", "-s", "-c", f"file:{config_path}"]]
+    metrics = json.loads(config_path.read_text())["metrics"]
+    assert metrics["namespace"] == "CWAgent"
+    assert metrics["metrics_collected"]["nvidia_gpu"]["measurement"][0] == "utilization_gpu"
+    assert ["InstanceId"] in metrics["aggregation_dimensions"]
+    assert metrics["append_dimensions"]["InstanceId"] == "${aws:InstanceId}"  # not expanded
 
 
 def test_startup_with_guardrails_off_disables_leftover_units(sandbox: Sandbox) -> None:
@@ -502,3 +481,17 @@ def test_every_script_is_shellcheck_clean(tmp_path: Path, cloud: str) -> None:
     done = subprocess.run(["shellcheck", "--severity=style", *scripts], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("cloud", ["aws", "azure"])
+def test_systemd_accepts_the_units(sandbox: Sandbox, cloud: str) -> None:
+    """``systemd-analyze verify`` warns on unknown keys and fails on missing programs."""
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze not installed")
+    root = run_startup(sandbox, full_plan(cloud), cloud)
+    units = sorted((root / "etc/systemd/system").iterdir())
+    for unit in units:  # point ExecStart at the scripts the startup script just installed
+        unit.write_text(unit.read_text().replace("/usr/local/", f"{root}/usr/local/"))
+    done = subprocess.run(["systemd-analyze", "verify", *map(str, units)], capture_output=True,
+                          text=True, check=False, env={**os.environ, "SYSTEMD_LOG_LEVEL": "info"})
+    assert (done.returncode, done.stderr) == (0, "")

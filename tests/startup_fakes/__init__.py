@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -15,7 +16,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from infra_gen import startup
+from infra_gen.plan import GuardrailSettings, Plan, PurchaseMix
+from tests.factories import sample_plan
+
 FAKES_DIR = Path(__file__).parent
+BUCKETS = {"aws": "s3://petsnap-ckpt/run-1", "gcp": "gs://petsnap-ckpt/run-1",
+           "azure": "https://petsnap.blob.core.windows.net/ckpt"}
+# Two GPUs: GPU 1 is held by a process (30 GiB in use) but computes nothing: idle (seed 002).
+IDLE_ROWS = "0, 0, 0\n1, 3, 30512\n"
 RECORDED = ("shutdown", "logger", "systemctl", "systemd-tmpfiles", "aws", "gcloud", "azcopy")
 
 
@@ -85,6 +94,7 @@ class MetadataServer:
     def __init__(self, cloud: str, port: int = 0) -> None:
         self.cloud = cloud
         self.notice = False
+        self.rebalance = False  # AWS only: the earlier rebalance recommendation
         self.requests: list[tuple[str, str, dict[str, str], str]] = []
         self.lock = threading.Lock()
         server = self
@@ -136,6 +146,8 @@ class MetadataServer:
             return 401, "unauthorized"
         if path == "/latest/meta-data/spot/instance-action" and self.notice:
             return 200, '{"action": "terminate", "time": "2026-10-01T08:22:00Z"}'
+        if path == "/latest/meta-data/events/recommendations/rebalance" and self.rebalance:
+            return 200, '{"noticeTime": "2026-10-01T08:17:00Z"}'
         return 404, "not found"
 
     def _gcp(self, method: str, path: str, headers: Any) -> tuple[int, str]:
@@ -187,3 +199,72 @@ def wait_for(condition: Callable[[], bool], timeout_s: float = 5.0) -> bool:
             return True
         time.sleep(0.02)
     return condition()
+
+
+# --- plans and runners shared by the tests ---------------------------------------------------
+
+
+def plan_for(cloud: str = "aws", *, spot: int = 0, **guard: object) -> Plan:
+    settings: dict[str, object] = {"auto_shutdown_idle_minutes": 30, "gpu_utilization_below": 5.0}
+    settings.update(guard)
+    mix = PurchaseMix(spot=spot) if spot else PurchaseMix(on_demand=1)
+    return sample_plan(cloud, purchase=mix, workload_type="training",
+                       guardrails=GuardrailSettings(**settings))  # type: ignore[arg-type]
+
+
+def full_plan(cloud: str, **guard: object) -> Plan:
+    """Every guardrail on: watchdog, spot handler, checkpoint sync, 2.5 h hard stop."""
+    settings: dict[str, object] = {
+        "checkpoint_sync_directory": "/opt/checkpoints",
+        "checkpoint_sync_bucket_url": BUCKETS[cloud], "max_run_hours": 2.5}
+    settings.update(guard)
+    return plan_for(cloud, spot=2, **settings)
+
+
+def write(sandbox: Sandbox, name: str, text: str | None) -> Path:
+    assert text is not None
+    path = sandbox.root / name
+    path.write_text(text)
+    return path
+
+
+class Watchdog:
+    """Runs the rendered watchdog once per call, as the one-minute timer would."""
+
+    def __init__(self, sandbox: Sandbox, plan: Plan, cloud: str = "aws", **env: str) -> None:
+        self.sandbox = sandbox
+        self.script = write(sandbox, "watchdog.sh", startup.render_watchdog(plan, cloud))
+        self.env = env
+
+    def run(self, now: int, rows: str = IDLE_ROWS, rc: int = 0) -> None:
+        self.sandbox.nvidia_output.write_text(rows)
+        self.sandbox.nvidia_rc.write_text(str(rc))
+        done = self.sandbox.run_script(self.script, INFRA_GEN_NOW=str(now), **self.env)
+        assert done.returncode == 0, done.stderr
+
+    @property
+    def poweroffs(self) -> list[list[str]]:
+        return self.sandbox.calls("shutdown")
+
+
+def start_handler(sandbox: Sandbox, plan: Plan, cloud: str, url: str,
+                  **env: str) -> subprocess.Popen[str]:
+    script = write(sandbox, "interruption.sh", startup.render_interruption_handler(plan, cloud))
+    return subprocess.Popen(
+        ["bash", str(script)], text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=sandbox.env(INFRA_GEN_METADATA_URL=url, INFRA_GEN_POLL_SECONDS="0.05", **env),
+        start_new_session=True)  # its own group, so the test can stop it and its sleeps
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=5)
+
+
+def run_startup(sandbox: Sandbox, plan: Plan, cloud: str) -> Path:
+    script = write(sandbox, "startup.sh", startup.render_startup_script(plan, cloud))
+    root = sandbox.root / "root"
+    done = sandbox.run_script(script, INFRA_GEN_ROOT=str(root))
+    assert done.returncode == 0, done.stderr
+    return root
