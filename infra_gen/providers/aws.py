@@ -68,6 +68,8 @@ class AwsProvider:
         plans = aws_compute.savings_plans(ctx)
         if plans:
             ctx.ids["savings_plan_ids"] = [p.id for p in plans]
+        elif plan.commit and plan.recommendation.purchase.reserved:
+            _warn_no_commitment(plan)
         ctx.ids["security_group_id"] = sg.id
         return dict(sorted(ctx.ids.items()))
 
@@ -152,3 +154,13 @@ def _warn_no_egress(plan: Plan, default_vpc: bool) -> None:
             "placement.public_ip: true (inbound stays closed) or name private subnets with "
             "NAT or VPC endpoints in placement.subnets"
         )
+
+
+def _warn_no_commitment(plan: Plan) -> None:
+    import pulumi
+
+    pulumi.log.warn(
+        f"{plan.workload}: purchasing.commit is true but the plan lists no AWS Savings Plan "
+        "purchase (commitment and term), so none is created; the reserved baseline runs on a "
+        "Capacity Reservation billed at the on-demand rate"
+    )
