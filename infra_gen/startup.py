@@ -16,8 +16,6 @@ It installs, under /usr/local/lib/infra-gen and systemd (so they survive reboots
 * ``checkpoint-sync.sh`` (timer, optional): ``aws s3 sync`` / ``gcloud storage rsync`` /
   ``azcopy sync`` of the checkpoint directory to the bucket.
 * ``max-run.sh`` (timer, optional): a hard stop ``max_run_hours`` after each boot.
-* AWS only, with the watchdog: a CloudWatch agent config publishing ``nvidia_smi_utilization_gpu``
-  per InstanceId / AutoScalingGroupName for the AWS provider's idle alarm.
 
 The job's side of the contract: touch the busy marker (default ``/run/infra-gen/busy``) while it
 is busy without using the GPUs (loading data); write its pid to ``/run/infra-gen/training.pid``
@@ -314,14 +312,10 @@ def render_startup_script(plan: Plan, cloud: str) -> str:
     files = [_embed(f"$LIB_DIR/{name}", "0755", text) for name, text in scripts.items()]
     files += [_embed(f"$UNIT_DIR/{name}", "0644", text) for name, text in units.items()]
     files.append(_embed("$TMPFILES_DIR/infra-gen.conf", "0644", str(macros.tmpfiles()) + "\n"))
-    cloudwatch_agent = cloud == "aws" and "watchdog.sh" in scripts
-    if cloudwatch_agent:  # feeds the AWS provider's idle alarm (providers/aws_guardrails.py)
-        files.append(_embed("$LIB_DIR/cloudwatch-agent.json", "0644",
-                            _load_template("cloudwatch_agent.json.j2")))
     enabled = [name for name in units if not _is_timer_driven_service(name, units)]
     disabled = [unit for group in _UNITS.values() for unit in group if unit not in units]
     text = _render("startup.sh.j2", **_base(plan, cloud), files=files,
-                   enabled_units=ShellText(" ".join(enabled)), cloudwatch_agent=cloudwatch_agent,
+                   enabled_units=ShellText(" ".join(enabled)),
                    disabled_units=ShellText(" ".join(disabled)),
                    summary=shell_quote(_summary(plan, cloud, scripts)))
     if cloud == "aws" and len(text.encode()) > AWS_USER_DATA_LIMIT_BYTES:

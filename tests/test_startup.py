@@ -333,22 +333,6 @@ def test_startup_installs_enables_and_starts_everything(sandbox: Sandbox, cloud:
         "sync every 15 min; hard stop 150 min after boot")
 
 
-def test_aws_startup_feeds_the_cloudwatch_idle_alarm(sandbox: Sandbox) -> None:
-    """The AWS provider's alarm reads CWAgent nvidia_smi_utilization_gpu by InstanceId."""
-    ctl = sandbox.root / "root/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
-    ctl.parent.mkdir(parents=True)
-    ctl.symlink_to(Path(__file__).parent / "startup_fakes" / "record")
-    root = run_startup(sandbox, full_plan("aws"), "aws")
-    config_path = root / "usr/local/lib/infra-gen/cloudwatch-agent.json"
-    assert sandbox.calls("amazon-cloudwatch-agent-ctl") == [
-        ["-a", "fetch-config", "-m", "ec2", "-s", "-c", f"file:{config_path}"]]
-    metrics = json.loads(config_path.read_text())["metrics"]
-    assert metrics["namespace"] == "CWAgent"
-    assert metrics["metrics_collected"]["nvidia_gpu"]["measurement"][0] == "utilization_gpu"
-    assert ["InstanceId"] in metrics["aggregation_dimensions"]
-    assert metrics["append_dimensions"]["InstanceId"] == "${aws:InstanceId}"  # not expanded
-
-
 def test_startup_with_guardrails_off_disables_leftover_units(sandbox: Sandbox) -> None:
     plan = plan_for("gcp", auto_shutdown_idle_minutes=None)  # on demand, no sync, no max run
     assert startup.render_watchdog(plan, "gcp") is None
