@@ -77,7 +77,8 @@ def _plans() -> dict[str, Plan]:
                                    guardrails=_guardrails(schedule=OFFICE_BERLIN)),
         "office-vm": sample_plan("azure", guardrails=_guardrails(schedule=OFFICE_NY)),
         "off": sample_plan("azure", purchase=PurchaseMix(on_demand=1, spot=1), guardrails=OFF),
-        "h100-spot": sample_plan("azure", instance_type="Standard_ND96isr_H100_v5",
+        "h100-spot": sample_plan("azure", workload_type="training",
+                                 instance_type="Standard_ND96isr_H100_v5",
                                  accelerator="H100", accelerators_per_instance=8,
                                  purchase=PurchaseMix(spot=2)),
     }
@@ -524,3 +525,17 @@ def test_every_example_workload_renders_the_shape_its_plan_asks_for() -> None:
             cr = next(r.inputs for r in res if r.type == CR)
             assert cr["sku"]["capacity"] == mix.reserved, plan.workload
         assert counts[BUDGET] >= 1 and counts[ALERT] == 1, plan.workload
+
+
+@pytest.mark.parametrize("case", ["single", "spot-mix", "reserved-spot", "office-vmss",
+                                  "office-vm", "h100-spot"])
+def test_policy_pack_finds_no_mandatory_violation(case: str) -> None:
+    """The rules `infra-gen check` and the CrossGuard pack apply (tags, no open inbound,
+    encryption, budget, stop paths) accept every guardrailed Azure shape."""
+    check = pytest.importorskip("infra_gen.policy.check")
+    from infra_gen.policy.config import PolicyConfig
+    from infra_gen.policy.model import Resource
+
+    resources = [Resource(r.type, r.name, r.inputs, r.urn) for r in _render(case)]
+    found = check.check_rendered(resources, None, PolicyConfig(), f"{case}.yaml")
+    assert [v for v in found if v.level == "mandatory"] == []
