@@ -122,7 +122,7 @@ def _render_group(
     if ctx.plan.recommendation.purchase.reserved > 0:
         # A reservation lives in one AZ: pin the group to the first subnet's AZ so the reserved
         # instances land in it (elsewhere they would be billed on top of the reservation).
-        first = pulumi.Output.from_input(net.subnet_ids).apply(lambda ids: sorted(ids)[0])
+        first = pulumi.Output.from_input(net.subnet_ids).apply(lambda ids: ids[0])
         az = aws.ec2.get_subnet_output(id=first, opts=ctx.invoke_opts()).availability_zone
         reservation = aws_compute.capacity_reservation(ctx, az)
         reservation_id = reservation.id

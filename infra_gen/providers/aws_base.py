@@ -71,7 +71,7 @@ class Network:
 
 
 def network(ctx: AwsContext) -> Network:
-    """The workload's subnets, or the account's default VPC and all its subnets."""
+    """The workload's subnets in its order, or the default VPC and all its subnets, sorted."""
     if ctx.plan.subnets:
         first = aws.ec2.get_subnet_output(id=ctx.plan.subnets[0], opts=ctx.invoke_opts())
         return Network(first.vpc_id, list(ctx.plan.subnets), default_vpc=False)
@@ -82,7 +82,8 @@ def network(ctx: AwsContext) -> Network:
         ),
         opts=ctx.invoke_opts(),
     )
-    return Network(vpc.id, subnets.ids, default_vpc=True)
+    # Sorted, so "the first subnet" (single instance, reservation AZ) is stable across runs.
+    return Network(vpc.id, subnets.ids.apply(sorted), default_vpc=True)
 
 
 def security_group(ctx: AwsContext, vpc_id: pulumi.Input[str]) -> aws.ec2.SecurityGroup:

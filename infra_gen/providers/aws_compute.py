@@ -150,7 +150,7 @@ def single_instance(
 ) -> aws.ec2.Instance:
     """One on-demand instance, every setting explicit (no launch template) so checks see them."""
     plan = ctx.plan
-    subnet_id = pulumi.Output.from_input(net.subnet_ids).apply(lambda ids: sorted(ids)[0])
+    subnet_id = pulumi.Output.from_input(net.subnet_ids).apply(lambda ids: ids[0])
     return aws.ec2.Instance(
         ctx.name("instance"),
         ami=image_id(ctx),

@@ -377,7 +377,8 @@ def test_checkpoint_bucket_gets_prefix_scoped_policy() -> None:
 
 
 def test_named_subnets_replace_default_vpc_and_public_ip_is_honoured() -> None:
-    plan = sample_plan("aws").model_copy(update={"subnets": ["subnet-0zz"], "public_ip": True})
+    plan = sample_plan("aws").model_copy(update={"subnets": ["subnet-0zz", "subnet-0aa"],
+                                                 "public_ip": True})
     inst = one(render_plan(plan), INSTANCE)
     assert inst["subnetId"] == "subnet-0zz"
     assert inst["associatePublicIpAddress"] is True
