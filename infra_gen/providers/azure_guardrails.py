@@ -5,7 +5,9 @@ Imported only from ``AzureProvider.render``. Four lines of defence, cheapest fir
    ``shutdown-computevm-<vmName>`` (the name the portal's auto-shutdown blade reads and
    writes) deallocates the VM daily at the end of the workload's window. It cannot start it.
 2. Schedule, scale set: an autoscale setting with weekly recurring profiles, capacity = the
-   plan's instances at each start time and 0 at each end time (``azure_schedule``).
+   plan's instances at each start time and 0 at each end time (``azure_schedule``). An
+   always-on scale set with spot machines gets one fixed "hold-capacity" profile instead, so
+   autoscale replaces machines lost to evictions.
 3. The idle watchdog in the startup script (nvidia-smi utilisation, busy marker), which
    deallocates through the VM's managed identity (see ``azure_budget.deallocate_role``).
 4. A metric alert to the action group's emails on low utilisation. Azure has no built-in GPU
@@ -28,6 +30,7 @@ from infra_gen.providers.azure_compute import Capacity
 from infra_gen.providers.azure_network import Foundation
 from infra_gen.providers.azure_schedule import (
     ScaleEvent,
+    autoscale_needed,
     daily_shutdown_time,
     is_always_on,
     runs_daily_window,
@@ -124,19 +127,23 @@ def scale_schedule(
     plan: Plan, found: Foundation, cap: Capacity, tags: dict[str, str],
     child: pulumi.ResourceOptions,
 ) -> monitor.AutoscaleSetting | None:
-    """Scheduled scale-out/in for a scale set whose schedule is less than 24x7; else None."""
+    """Scheduled scale-out/in for a scale set whose schedule is less than 24x7, or a fixed
+    "hold-capacity" profile for an always-on scale set with spot machines; else None."""
     s = plan.guardrails.schedule
-    if cap.kind != "vmss" or is_always_on(s):
-        return None
-    tz = windows_time_zone(s.timezone)
     total = plan.recommendation.purchase.total
-    events = scale_events(s)
-    profiles = [_profile(e, total, tz) for e in events] or [
-        monitor.AutoscaleProfileArgs(name="never-runs", capacity=_capacity(0), rules=[])]
+    if cap.kind != "vmss" or not autoscale_needed(s, plan.recommendation.purchase.spot):
+        return None
+    if is_always_on(s):
+        profiles = [monitor.AutoscaleProfileArgs(
+            name="hold-capacity", capacity=_capacity(total), rules=[])]
+    else:
+        tz = windows_time_zone(s.timezone)
+        profiles = [_profile(e, total, tz) for e in scale_events(s)] or [
+            monitor.AutoscaleProfileArgs(name="never-runs", capacity=_capacity(0), rules=[])]
     emails = plan.guardrails.emails
     return monitor.AutoscaleSetting(
-        resource_name(plan, "schedule"), resource_group_name=found.resource_group_name,
-        location=found.location, name=f"{plan.workload}-schedule", enabled=True,
+        resource_name(plan, "autoscale"), resource_group_name=found.resource_group_name,
+        location=found.location, name=f"{plan.workload}-autoscale", enabled=True,
         target_resource_uri=cap.id, profiles=profiles,
         notifications=[monitor.AutoscaleNotificationArgs(
             operation=monitor.OperationType("Scale"),

@@ -8,7 +8,9 @@ machine above the base is Spot. ``billing_profile.max_price = -1`` means "pay up
 on-demand price, never evict for price" (evictions then come only from capacity).
 
 Flexible orchestration needs ``platform_fault_domain_count`` (1: spread over racks, best
-effort; the only value a capacity reservation supports in GA) and a ``network_api_version``
+effort; the only value a capacity reservation supports in GA, and the reservation goes in the
+VM profile: learn.microsoft.com/azure/virtual-machines/
+capacity-reservation-associate-virtual-machine-scale-set-flex) and a ``network_api_version``
 so the scale set creates the NICs itself (2020-11-01, the value ARM documents for Flexible).
 """
 
@@ -27,6 +29,7 @@ from infra_gen.providers.azure_compute import (
     Machine,
 )
 from infra_gen.providers.azure_network import Foundation
+from infra_gen.providers.azure_schedule import autoscale_needed
 from infra_gen.providers.azure_values import check, driver_extension_supported, spot_eviction_policy
 from infra_gen.providers.base import resource_name
 
@@ -51,10 +54,18 @@ def scale_set(
         virtual_machine_profile=_profile(plan, found, m),
         identity=compute.VirtualMachineScaleSetIdentityArgs(
             type=compute.ResourceIdentityType("SystemAssigned")),
-        tags=tags, opts=child,
+        tags=tags, opts=pulumi.ResourceOptions.merge(
+            child, pulumi.ResourceOptions(ignore_changes=ignored_properties(plan))),
     )
     principal = vmss.identity.apply(lambda i: i.principal_id if i else None)
     return Capacity("vmss", name, vmss.id, principal)
+
+
+def ignored_properties(plan: Plan) -> list[str]:
+    """Properties Pulumi must not reset: once autoscale owns the instance count, a later
+    ``pulumi up`` restoring ``sku.capacity`` would undo tonight's scale-to-zero."""
+    g, mix = plan.guardrails, plan.recommendation.purchase
+    return ["sku.capacity"] if autoscale_needed(g.schedule, mix.spot) else []
 
 
 def _priority_mix(plan: Plan) -> compute.PriorityMixPolicyArgs | None:

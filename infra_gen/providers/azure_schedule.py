@@ -41,6 +41,14 @@ def is_always_on(schedule: ScheduleSettings) -> bool:
     return schedule.hours_per_day >= 24 and schedule.days_per_week >= 7
 
 
+def autoscale_needed(schedule: ScheduleSettings, spot_count: int) -> bool:
+    """A scale set gets an autoscale setting when its schedule is less than 24x7, or when it
+    holds spot machines: a profile whose minimum is the plan's count makes Azure autoscale
+    re-create machines lost to evictions with policy Delete (autoscale scales out whenever
+    the count is below the active profile's minimum)."""
+    return not is_always_on(schedule) or spot_count > 0
+
+
 def runs_daily_window(schedule: ScheduleSettings) -> bool:
     """True when each running day ends before the next starts (a daily shutdown fits)."""
     return 0 < schedule.hours_per_day < 24 and schedule.days_per_week > 0

@@ -239,8 +239,10 @@ def spot_eviction_policy(plan: Plan) -> str:
     bucket: the OS disk survives eviction, so the job resumes from its last checkpoint when the
     VM is restarted (the disk keeps billing while deallocated, and the VM keeps counting against
     the regional vCPU quota). Delete otherwise (inference, stateless batch, or checkpoints synced
-    off the machine): nothing on the disk is worth paying for, and the scale set can create a
-    fresh VM (learn.microsoft.com/azure/virtual-machines/spot-vms, "Eviction policy").
+    off the machine): nothing on the disk is worth paying for, and autoscale's minimum
+    re-creates a fresh VM (learn.microsoft.com/azure/virtual-machines/spot-vms, "Eviction
+    policy"). A deallocated Spot VM still counts toward the scale set, so it is not replaced:
+    it waits to be started again (by the user or a pipeline) with its disk intact.
     """
     g = plan.guardrails
     local_checkpoints = g.checkpoint_minutes is not None and not g.checkpoint_sync_bucket_url

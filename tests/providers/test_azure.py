@@ -23,7 +23,7 @@ import pytest
 
 from infra_gen.errors import RenderError
 from infra_gen.plan import GuardrailSettings, Plan, PurchaseMix, ScheduleSettings
-from infra_gen.providers import azure_budget, azure_schedule, azure_values
+from infra_gen.providers import azure_budget, azure_scaleset, azure_schedule, azure_values
 from infra_gen.providers.azure import AzureProvider, uses_single_vm
 from infra_gen.providers.base import RenderOptions, get_provider
 from infra_gen.render import RenderedResource, render_plan
@@ -149,7 +149,7 @@ def test_missing_ssh_key_is_a_clear_render_error() -> None:
 
 
 def test_spot_mix_is_flexible_scale_set_with_priority_mix() -> None:
-    assert _counts("spot-mix") == Counter({**COMMON, VMSS: 1})
+    assert _counts("spot-mix") == Counter({**COMMON, VMSS: 1, AUTOSCALE: 1})
     vmss = _one("spot-mix", VMSS)
     assert vmss["orchestrationMode"] == "Flexible"
     assert vmss["platformFaultDomainCount"] == 1
@@ -168,7 +168,8 @@ def test_spot_mix_is_flexible_scale_set_with_priority_mix() -> None:
 
 
 def test_reserved_baseline_is_a_capacity_reservation_used_by_the_scale_set() -> None:
-    assert _counts("reserved-spot") == Counter({**COMMON, VMSS: 1, CRG: 1, CR: 1, EXT: 0})
+    assert _counts("reserved-spot") == Counter({**COMMON, VMSS: 1, CRG: 1, CR: 1,
+                                                AUTOSCALE: 1})
     cr = _one("reserved-spot", CR)
     assert cr["sku"] == {"name": "Standard_NC24ads_A100_v4", "capacity": 2}
     assert cr["capacityReservationGroupName"] == "petsnap-train-crg"  # mock echoes the name
@@ -237,9 +238,21 @@ def test_office_hours_vm_gets_devtest_shutdown_named_for_the_vm() -> None:
                                              "emailRecipient": "ml-oncall@example.com"}
 
 
-def test_always_on_plans_get_no_schedule() -> None:
+def test_always_on_plans_get_no_schedule_but_spot_sets_hold_capacity() -> None:
     for case in ("single", "spot-mix", "reserved-spot"):
-        assert _counts(case)[SHUTDOWN] == 0 and _counts(case)[AUTOSCALE] == 0
+        assert _counts(case)[SHUTDOWN] == 0
+    assert _counts("single")[AUTOSCALE] == 0
+    # 24x7 with spot: one fixed profile, so autoscale re-creates evicted (deleted) machines.
+    hold = _one("spot-mix", AUTOSCALE)
+    assert hold["profiles"] == [{"name": "hold-capacity", "rules": [], "capacity": {
+        "minimum": "4", "maximum": "4", "default": "4"}}]
+    assert hold["targetResourceUri"] == "petsnap-serving-vmss-id"
+    # Once autoscale owns the count, Pulumi must not reset it.
+    assert azure_scaleset.ignored_properties(_plans()["spot-mix"]) == ["sku.capacity"]
+    assert azure_scaleset.ignored_properties(_plans()["office-vmss"]) == ["sku.capacity"]
+    regular_only = sample_plan("azure", purchase=PurchaseMix(on_demand=2))
+    assert azure_scaleset.ignored_properties(regular_only) == []
+    assert Counter(r.type for r in render_plan(regular_only, OPTS))[AUTOSCALE] == 0
 
 
 def test_idle_alert_uses_cpu_proxy_over_idle_window_to_action_group() -> None:
@@ -307,9 +320,11 @@ def test_budget_start_date_is_configurable_but_must_be_a_first_of_month() -> Non
 
 def test_guardrails_switched_off_create_no_alert_budget_group_or_role() -> None:
     counts = _counts("off")
-    for typ in (ALERT, BUDGET, GROUP, ROLE, GRANT, AUTOSCALE, SHUTDOWN):
+    for typ in (ALERT, BUDGET, GROUP, ROLE, GRANT, SHUTDOWN):
         assert counts[typ] == 0, typ
     assert counts[VMSS] == 1
+    # Capacity upkeep for the spot machine is not a cost guardrail: it stays.
+    assert _one("off", AUTOSCALE)["profiles"][0]["name"] == "hold-capacity"
 
 
 def test_watchdog_may_only_read_and_deallocate_vms_in_the_group() -> None:
@@ -398,6 +413,8 @@ def test_emitted_enum_values_are_documented() -> None:
                     assert n["operator"] in allowed["budget_operator"]
             if r.type == AUTOSCALE:
                 for p in i["profiles"]:
+                    if "recurrence" not in p:  # the fixed hold-capacity profile
+                        continue
                     assert p["recurrence"]["frequency"] in allowed["recurrence_frequency"]
                     assert set(p["recurrence"]["schedule"]["days"]) <= allowed["weekday"]
     with pytest.raises(RenderError, match="expected one of Deallocate, Delete"):
