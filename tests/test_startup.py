@@ -195,6 +195,23 @@ def test_handler_runs_the_hook_exactly_once_per_notice(sandbox: Sandbox, cloud: 
         assert acks == []
 
 
+def test_a_restarted_handler_does_not_repeat_the_hook(sandbox: Sandbox) -> None:
+    """systemd restarts the handler if it dies; the notice it already handled stays handled."""
+    hook_log = sandbox.root / "hook.log"
+    polls = NOTICE_POLLS["gcp"]
+    with MetadataServer("gcp") as server:
+        server.notice = True
+        for _ in range(2):
+            handler = start_handler(sandbox, hook_plan("gcp", hook_log), "gcp", server.url)
+            try:
+                assert wait_for(hook_log.exists)
+                target = server.count(polls) + 3
+                assert wait_for(lambda t=target: server.count(polls) >= t)
+            finally:
+                stop(handler)
+    assert hook_log.read_text() == "ran\n"
+
+
 def test_aws_rebalance_then_interruption_are_two_notices(sandbox: Sandbox) -> None:
     hook_log = sandbox.root / "hook.log"
     polls = NOTICE_POLLS["aws"]
