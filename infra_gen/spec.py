@@ -303,7 +303,18 @@ def consistency_errors(workload: Workload) -> list[tuple[tuple[str | int, ...], 
         errors.extend(_training_errors(workload))
     errors.extend(_model_errors(workload))
     errors.extend(_placement_errors(workload))
+    errors.extend(_schedule_errors(workload))
     return errors
+
+
+def _schedule_errors(workload: Workload) -> list[tuple[tuple[str | int, ...], str]]:
+    """A schedule of 0 hours a week leaves no time to run in: nothing to plan or render."""
+    schedule = workload.schedule
+    if schedule.hours_per_day > 0 and schedule.days_per_week > 0:
+        return []
+    field = "hours_per_day" if schedule.hours_per_day <= 0 else "days_per_week"
+    return [(("schedule", field), f"expected a schedule of more than 0 hours a week, got "
+             f"{schedule.hours_per_day:g} h/day x {schedule.days_per_week} days/week")]
 
 
 def _training_errors(workload: Workload) -> list[tuple[tuple[str | int, ...], str]]:
