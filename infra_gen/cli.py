@@ -149,6 +149,9 @@ def check(
         Path | None, typer.Option("--config", help="Policy config JSON (CrossGuard format).")
     ] = None,
     catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV file.")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", min=1, help="Worker processes (default: per CPU).")
+    ] = None,
 ) -> None:
     """Plan, render (under mocks) and policy-check workloads; exit 1 on a mandatory violation."""
     from infra_gen.policy import RULES, PolicyConfig, load_policy_config
@@ -157,7 +160,7 @@ def check(
     if cloud is not None and cloud not in ("aws", "gcp", "azure"):
         fail(f"--cloud: expected one of aws | gcp | azure, got {cloud!r}")
     policy_config = load_policy_config(config, RULES) if config else PolicyConfig()
-    report = check_files(paths, policy_config, cloud=cloud, catalog_path=catalog)
+    report = check_files(paths, policy_config, cloud=cloud, catalog_path=catalog, jobs=jobs)
     if format_ == OutputFormat.json:
         _emit(report.to_json())
     else:

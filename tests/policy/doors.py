@@ -122,3 +122,13 @@ def _wire(value: Any) -> Any:
     if isinstance(value, list):
         return [_wire(v) for v in value]
     return value
+
+
+def one_violation(resources: list[Resource], rule_id: str) -> tuple[str, str]:
+    """The one violation of ``rule_id`` (both doors agreeing), with its id and docs link."""
+    found = both_doors(resources, rule_id)
+    assert len(found) == 1, found
+    resource, message = found[0]
+    assert message.startswith(f"[{rule_id}] ")
+    assert message.endswith(f"See policies/README.md#{rule_id}")
+    return resource, message

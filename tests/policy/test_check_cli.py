@@ -1,4 +1,8 @@
-"""``infra-gen check`` end to end: plan, render under mocks, check, exit codes, JSON."""
+"""``infra-gen check`` end to end: plan, render under mocks, check, exit codes, JSON.
+
+One real subprocess run covers the command as CI calls it (examples plus broken files on all
+three clouds); the other cases run in-process (Typer's runner) so the SDKs load once.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from infra_gen.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path("tests/policy/data")
@@ -27,18 +34,19 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "infra_gen", "check", *args],
+def check(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["check", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_examples_pass_and_broken_files_fail_with_the_rule_id_on_every_cloud() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "infra_gen", "check", "stacks", str(DATA), "--format", "json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
-
-
-def test_examples_pass_and_broken_files_fail_with_the_rule_id_on_every_cloud() -> None:
-    result = check("stacks", str(DATA), "--format", "json")
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["checked"] == 7 + 6
@@ -60,51 +68,59 @@ def test_examples_pass_and_broken_files_fail_with_the_rule_id_on_every_cloud() -
         if v["policy"] == "gpu-auto-shutdown-required"
     }
     assert shutdown[f"{DATA}/no-shutdown-gcp.yaml"]["resource"] == "broken-no-shutdown-gcp-vm"
-    assert check("stacks", str(DATA), "--format", "json").stdout == result.stdout  # stable
+    assert [v["workload"] for v in report["violations"]] == sorted(
+        v["workload"] for v in report["violations"]
+    )
 
 
 @pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
 def test_examples_rendered_for_each_cloud_have_no_mandatory_violation(cloud: str) -> None:
-    result = check("stacks", "--cloud", cloud, "--format", "json")
-    assert result.returncode == 0, result.stdout + result.stderr
-    report = json.loads(result.stdout)
-    assert report["checked"] == 7
+    # A reserved-baseline service and a spot training run: the two shapes most rules look at.
+    files = ["stacks/llama70b-serving.yaml", "stacks/llama7b-full-finetune.yaml"]
+    code, out, err = check(*files, "--cloud", cloud, "--format", "json")
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert report["checked"] == 2
     assert all(v["level"] == "advisory" for v in report["violations"])
+    again = check(*files, "--cloud", cloud, "--format", "json")
+    assert again[1] == out  # same input, same report
 
 
 def test_table_output_and_config_that_disables_the_failing_rule(tmp_path: Path) -> None:
     broken = str(DATA / "no-budget-aws.yaml")
-    table = check(broken)
-    assert table.returncode == 1
-    assert "budget-required" in table.stdout
-    assert "1 workload file(s) checked: 1 mandatory" in table.stdout
+    code, out, _ = check(broken)
+    assert code == 1
+    assert "budget-required" in out
+    assert "1 workload file(s) checked: 1 mandatory" in out
     config = tmp_path / "policy.json"
     config.write_text(json.dumps({"budget-required": "advisory"}))
-    relaxed = check(broken, "--config", str(config))
-    assert relaxed.returncode == 0
-    assert "0 mandatory, 1 advisory" in relaxed.stdout
+    code, out, _ = check(broken, "--config", str(config))
+    assert code == 0
+    assert "0 mandatory, 1 advisory" in out
 
 
 def test_bad_input_exits_2_with_one_line(tmp_path: Path) -> None:
-    missing = check(str(tmp_path / "nope.yaml"))
-    assert missing.returncode == 2
-    assert missing.stderr.strip().count("\n") == 0
-    assert "expected a workload file, got no such file" in missing.stderr
+    code, _, err = check(str(tmp_path / "nope.yaml"))
+    assert code == 2
+    assert err.strip().count("\n") == 0
+    assert "expected a workload file, got no such file" in err
     config = tmp_path / "policy.json"
     config.write_text('{"max-hourly-cost": {"max_hourly_usd": "cheap"}}')
-    bad = check("stacks/resnet50-inference.yaml", "--config", str(config))
-    assert bad.returncode == 2
-    assert bad.stderr.strip() == (
+    code, _, err = check("stacks/resnet50-inference.yaml", "--config", str(config))
+    assert code == 2
+    assert err.strip() == (
         f'infra-gen: error: {config}: max-hourly-cost.max_hourly_usd: expected number, got "cheap"'
     )
-    empty = check(str(tmp_path))
-    assert empty.returncode == 2 and "expected a directory with workload files" in empty.stderr
+    code, _, err = check(str(tmp_path))
+    assert code == 2 and "expected a directory with workload files" in err
+    code, _, err = check("stacks", "--cloud", "oracle")
+    assert code == 2 and "--cloud: expected one of aws | gcp | azure, got 'oracle'" in err
 
 
 def test_max_hourly_cap_from_config_fails_the_expensive_example(tmp_path: Path) -> None:
     config = tmp_path / "policy.json"
     config.write_text(json.dumps({"max-hourly-cost": {"max_hourly_usd": 1.0}}))
-    result = check(
+    code, out, _ = check(
         "stacks/llama70b-serving.yaml",
         "--cloud",
         "aws",
@@ -113,8 +129,6 @@ def test_max_hourly_cap_from_config_fails_the_expensive_example(tmp_path: Path) 
         "--format",
         "json",
     )
-    assert result.returncode == 1
-    [violation] = [
-        v for v in json.loads(result.stdout)["violations"] if v["policy"] == "max-hourly-cost"
-    ]
+    assert code == 1
+    [violation] = [v for v in json.loads(out)["violations"] if v["policy"] == "max-hourly-cost"]
     assert "exceeds the $1.00/h cap from policy config max_hourly_usd" in violation["message"]
