@@ -44,16 +44,7 @@ class AwsProvider:
         sg = aws_base.security_group(ctx, net.vpc_id)
         profile = aws_base.instance_profile(ctx)
         guard = plan.guardrails
-        spot = plan.recommendation.purchase.spot > 0
-        topic = None
-        if guard.auto_shutdown_idle_minutes is not None or guard.budget_monthly_usd is not None \
-                or spot or guard.emails:
-            from infra_gen.providers import aws_guardrails
-
-            topic = aws_guardrails.alert_topic(
-                ctx, budget=guard.budget_monthly_usd is not None, spot_events=spot
-            )
-            ctx.ids["alert_topic_arn"] = topic.arn
+        topic = _alert_topic(ctx)
         if guard.auto_shutdown_idle_minutes is not None:
             from infra_gen.providers import aws_agent
 
@@ -86,6 +77,21 @@ class AwsProvider:
                 "console, or use a Savings Plan (created with purchasing.commit: true)"
             )
         return gaps
+
+
+def _alert_topic(ctx: AwsContext) -> pulumi_aws.sns.Topic | None:
+    """The SNS topic, when anything publishes to it (alarm, budget, spot notices) or anyone
+    listens (emails)."""
+    guard = ctx.plan.guardrails
+    spot = ctx.plan.recommendation.purchase.spot > 0
+    budget = guard.budget_monthly_usd is not None
+    if guard.auto_shutdown_idle_minutes is None and not budget and not spot and not guard.emails:
+        return None
+    from infra_gen.providers import aws_guardrails
+
+    topic = aws_guardrails.alert_topic(ctx, budget=budget, spot_events=spot)
+    ctx.ids["alert_topic_arn"] = topic.arn
+    return topic
 
 
 def _render_instance(

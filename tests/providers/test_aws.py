@@ -8,13 +8,11 @@ below 5 % GPU, a $1000 budget alerting at 50/80/100 % to ml-oncall@example.com.
 from __future__ import annotations
 
 import base64
-import inspect
+import functools
 import json
 import subprocess
 import sys
-from collections import Counter
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,31 +24,25 @@ from infra_gen.providers.base import RenderOptions, get_provider
 from infra_gen.render import RenderedResource, render_plan
 from infra_gen.startup import render_startup_script
 from tests.factories import sample_plan
-
-TAGS = {"team": "ml-platform", "project": "petsnap", "cost-center": "ml-prod",
-        "workload": "petsnap-serving", "managed-by": "infra-gen"}
-EQUIVALENTS = ["g5.2xlarge", "g6.xlarge"]
-LT = "aws:ec2/launchTemplate:LaunchTemplate"
-ASG = "aws:autoscaling/group:Group"
-INSTANCE = "aws:ec2/instance:Instance"
-ALARM = "aws:cloudwatch/metricAlarm:MetricAlarm"
-BUDGET = "aws:budgets/budget:Budget"
-RESERVATION = "aws:ec2/capacityReservation:CapacityReservation"
-SAVINGS_PLAN = "aws:savingsplans/savingsPlan:SavingsPlan"
-SCHEDULE = "aws:autoscaling/schedule:Schedule"
-EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
-POLICY = "aws:autoscaling/policy:Policy"
-TOPIC = "aws:sns/topic:Topic"
-
-# Resources every plan with guardrails on gets, whatever its capacity shape.
-COMMON = {
-    "pulumi:providers:aws": 1, "infra-gen:index:GpuWorkload": 1,
-    "aws:ec2/securityGroup:SecurityGroup": 1, "aws:iam/role:Role": 1,
-    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 2,
-    "aws:iam/instanceProfile:InstanceProfile": 1, TOPIC: 1,
-    "aws:sns/topicPolicy:TopicPolicy": 1, "aws:sns/topicSubscription:TopicSubscription": 1,
-    ALARM: 1, BUDGET: 1, "aws:ssm/parameter:Parameter": 1, "aws:ssm/association:Association": 2,
-}
+from tests.providers.aws_helpers import (
+    ALARM,
+    ASG,
+    BUDGET,
+    COMMON,
+    EQUIVALENTS,
+    EVENT_RULE,
+    INSTANCE,
+    LT,
+    POLICY,
+    RESERVATION,
+    SAVINGS_PLAN,
+    SCHEDULE,
+    TAGS,
+    accepts_tags,
+    counts,
+    of_type,
+    one,
+)
 
 
 def _plans() -> dict[str, Plan]:
@@ -69,21 +61,6 @@ def _plans() -> dict[str, Plan]:
 @cache
 def rendered(case: str) -> tuple[RenderedResource, ...]:
     return tuple(render_plan(_plans()[case]))
-
-
-def of_type(resources: tuple[RenderedResource, ...] | list[RenderedResource],
-            type_: str) -> list[RenderedResource]:
-    return [r for r in resources if r.type == type_]
-
-
-def one(resources: Any, type_: str) -> dict[str, Any]:
-    found = of_type(resources, type_)
-    assert len(found) == 1, f"{type_}: expected 1, got {len(found)}"
-    return found[0].inputs
-
-
-def counts(resources: Any) -> dict[str, int]:
-    return dict(Counter(r.type for r in resources))
 
 
 # --- capacity shapes ---------------------------------------------------------------------------
@@ -316,20 +293,10 @@ def test_commit_without_listed_purchase_warns_and_creates_nothing(
 
 # --- tags, network, options --------------------------------------------------------------------
 
-def _accepts_tags(type_: str) -> bool:
-    import pulumi_aws
-
-    if not type_.startswith("aws:"):
-        return False
-    module, cls = type_.split(":")[1].split("/")[0], type_.split(":")[2]
-    resource = getattr(getattr(pulumi_aws, module), cls)
-    return "tags" in inspect.signature(resource._internal_init).parameters
-
-
 @pytest.mark.parametrize("case", ["single", "spot-mix", "reserved-spot", "reserved-od"])
 def test_every_taggable_resource_is_tagged(case: str) -> None:
     res = rendered(case)
-    taggable = [r for r in res if _accepts_tags(r.type)]
+    taggable = [r for r in res if accepts_tags(r.type)]
     assert len(taggable) >= 7
     for r in taggable:
         tags = r.inputs.get("tags")
@@ -419,21 +386,19 @@ def _component_outputs(plan: Plan) -> dict[str, Any]:
     pulumi.runtime.set_mocks(_RecordingMocks("us-east-1"), project="t", stack="t", preview=False)
     seen: dict[str, Any] = {}
 
+    def record(key: str, value: Any) -> None:
+        seen[key] = value
+
     def program() -> None:
         component = GpuWorkload(plan.workload, plan)
         for key, value in component.outputs.items():
-            pulumi.Output.from_input(value).apply(lambda v, k=key: seen.__setitem__(k, v))
+            pulumi.Output.from_input(value).apply(functools.partial(record, key))
 
     _run(program)
     return seen
 
 
 # --- pure values and provider protocol ---------------------------------------------------------
-
-def test_enum_values_are_checked_against_documented_sets() -> None:
-    assert aws_values.checked("http_tokens", "required") == "required"
-    with pytest.raises(RenderError, match="spot_allocation_strategy.*price-capacity-optimized"):
-        aws_values.checked("spot_allocation_strategy", "cheapest")
 
 
 def test_emitted_enum_values_are_documented() -> None:
@@ -446,32 +411,6 @@ def test_emitted_enum_values_are_documented() -> None:
              ("on_demand_allocation_strategy", dist["onDemandAllocationStrategy"])]
     for field, value in pairs:
         assert value in aws_values.ALLOWED[field][0]
-
-
-def test_alarm_window_multiplies_to_idle_minutes() -> None:
-    assert aws_values.alarm_window(30) == (300, 6)
-    assert aws_values.alarm_window(7) == (60, 7)
-    assert aws_values.alarm_window(1440) == (300, 288)  # 86400 s: CloudWatch's one-day cap
-
-
-def test_schedule_crossing_midnight_moves_stop_to_next_day() -> None:
-    night = ScheduleSettings(hours_per_day=10, days_per_week=5, start_hour=20)
-    # Mon-Fri 20:00 + 10 h = Tue-Sat 06:00.
-    assert aws_values.schedule_crons(night) == ("0 20 * * 1,2,3,4,5", "0 6 * * 2,3,4,5,6")
-    half = ScheduleSettings(hours_per_day=8.5, days_per_week=7, start_hour=9)
-    assert aws_values.schedule_crons(half) == ("0 9 * * *", "30 17 * * *")
-    weekend_24h = ScheduleSettings(hours_per_day=24, days_per_week=2, start_hour=0)
-    # Mon 00:00 + 24 h = Tue 00:00, Tue 00:00 + 24 h = Wed 00:00.
-    assert aws_values.schedule_crons(weekend_24h) == ("0 0 * * 1,2", "0 0 * * 2,3")
-    assert aws_values.schedule_crons(ScheduleSettings()) is None
-
-
-def test_tags_are_sanitised_for_aws_limits() -> None:
-    tags = aws_values.aws_tags({"team": "ML Research & Ops!", "aws:owner": "x" * 300,
-                                "k" * 200: "v"})
-    assert tags["team"] == "ML Research - Ops-"
-    assert tags["owner"] == "x" * 256
-    assert "k" * 128 in tags
 
 
 def test_budget_rejects_more_notifications_than_aws_allows() -> None:
@@ -496,80 +435,3 @@ def test_importing_the_provider_does_not_import_the_sdk() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
-
-
-# --- the example workloads (stacks/*.yaml), planned on AWS by the real optimizer ------------------
-
-EXAMPLES = sorted(p.stem for p in (Path(__file__).parents[2] / "stacks").glob("*.yaml")
-                  if not p.name.startswith("Pulumi."))
-# Figures straight from the workload files (not computed by the code under test):
-# name: (idle_minutes, gpu_utilization_below, budget monthly_usd, limited schedule)
-EXAMPLE_GUARDRAILS = {
-    "resnet50-inference": (60, 2.0, 1500.0, False),
-    "hparam-sweep": (15, 5.0, 3000.0, True),  # 12 h x 5 days
-    "embeddings-nightly-batch": (15, 5.0, 500.0, True),  # 4 h a day
-    "llama7b-qlora-finetune": (30, 5.0, 800.0, True),  # 10 h x 5 days
-}
-
-
-@cache
-def example(name: str) -> tuple[Plan, tuple[RenderedResource, ...]]:
-    from infra_gen.catalog.load import load_catalog
-    from infra_gen.loading import load_workload
-    from infra_gen.optimizer import plan_workload
-
-    root = Path(__file__).parents[2]
-    plan = plan_workload(load_workload(root / "stacks" / f"{name}.yaml"), load_catalog(),
-                         cloud="aws")
-    return plan, tuple(render_plan(plan))
-
-
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_example_workload_renders_its_plan(name: str) -> None:
-    plan, res = example(name)
-    rec, mix = plan.recommendation, plan.recommendation.purchase
-    tags = aws_values.aws_tags({"team": plan.owner.team, "project": plan.owner.project,
-                                "cost-center": plan.owner.cost_center,
-                                "workload": plan.workload, "managed-by": "infra-gen"})
-    if of_type(res, INSTANCE):
-        inst = one(res, INSTANCE)
-        assert (inst["instanceType"], rec.instances, mix.on_demand) == (rec.instance_type, 1, 1)
-        assert inst["metadataOptions"]["httpTokens"] == "required"
-        assert inst["rootBlockDevice"]["encrypted"] is True
-    else:
-        group, lt = one(res, ASG), one(res, LT)
-        assert lt["instanceType"] == rec.instance_type
-        assert group["maxSize"] == group["desiredCapacity"] == rec.instances
-        dist = group["mixedInstancesPolicy"]["instancesDistribution"]
-        assert dist["onDemandBaseCapacity"] == mix.reserved + mix.on_demand
-        assert dist["onDemandPercentageAboveBaseCapacity"] == (0 if mix.spot else 100)
-        assert lt["metadataOptions"]["httpTokens"] == "required"
-        assert lt["blockDeviceMappings"][0]["ebs"]["encrypted"] == "true"
-        assert lt["blockDeviceMappings"][0]["ebs"]["volumeSize"] == plan.root_volume_gib
-        assert "instanceMarketOptions" not in lt
-        assert len(of_type(res, EVENT_RULE)) == (1 if mix.spot else 0)
-    reservations = of_type(res, RESERVATION)
-    assert [r.inputs["instanceCount"] for r in reservations] == ([mix.reserved] if mix.reserved
-                                                                  else [])
-    assert of_type(res, SAVINGS_PLAN) == []  # no example sets purchasing.commit
-    for r in res:
-        if _accepts_tags(r.type) and r.type != ASG:
-            assert r.inputs.get("tags") == tags, r.name
-    sg = one(res, "aws:ec2/securityGroup:SecurityGroup")
-    assert sg.get("ingress", []) == []
-
-
-@pytest.mark.parametrize("name", sorted(EXAMPLE_GUARDRAILS))
-def test_example_workload_guardrails_match_the_file(name: str) -> None:
-    plan, res = example(name)
-    idle, below, budget, limited = EXAMPLE_GUARDRAILS[name]
-    alarm = one(res, ALARM)
-    assert alarm["threshold"] == below
-    assert alarm["period"] * alarm["evaluationPeriods"] == idle * 60
-    region = plan.recommendation.region
-    if of_type(res, INSTANCE):
-        assert alarm["alarmActions"][0] == f"arn:aws:automate:{region}:ec2:stop"
-    else:
-        assert alarm["dimensions"] == {"AutoScalingGroupName": f"{plan.workload}-asg"}
-    assert one(res, BUDGET)["limitAmount"] == f"{budget:.2f}"
-    assert len(of_type(res, SCHEDULE)) == (2 if limited else 0)
