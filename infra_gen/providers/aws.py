@@ -135,8 +135,9 @@ def _render_group(
         subnet_ids = first.apply(lambda subnet: [subnet])
         ctx.ids["capacity_reservation_id"] = reservation.id
     spot = ctx.plan.recommendation.purchase.spot
+    in_template = aws_compute.reservation_in_template(ctx)
     template = aws_compute.launch_template(
-        ctx, sg.id, profile.arn, reservation_id if spot == 0 else None
+        ctx, sg.id, profile.arn, reservation_id if in_template else None
     )
     group = aws_compute.auto_scaling_group(ctx, subnet_ids, template, reservation_id)
     ctx.ids["launch_template_id"] = template.id

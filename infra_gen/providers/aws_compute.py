@@ -212,7 +212,9 @@ def auto_scaling_group(
         desired_capacity=rec.instances,
         vpc_zone_identifiers=subnet_ids,
         capacity_rebalance=mix.spot > 0,
-        capacity_reservation_specification=_group_reservation(reservation_id, mix.spot),
+        capacity_reservation_specification=_group_reservation(
+            reservation_id, reservation_in_template(ctx)
+        ),
         mixed_instances_policy=policy,
         tags=[aws.autoscaling.GroupTagArgs(key=k, value=v, propagate_at_launch=True)
               for k, v in ctx.tags.items()],
@@ -221,13 +223,22 @@ def auto_scaling_group(
     )
 
 
+def reservation_in_template(ctx: AwsContext) -> bool:
+    """Target the reservation from the launch template only when every instance is reserved.
+
+    A template target goes with every launch: a spot launch, or an on-demand one once the
+    reservation is full, would be aimed at a reservation it cannot use. Otherwise the group
+    targets it with ``capacity-reservations-first``, which Auto Scaling applies to On-Demand
+    launches only and falls back to plain On-Demand (API_CapacityReservationSpecification).
+    """
+    mix = ctx.plan.recommendation.purchase
+    return mix.reserved > 0 and mix.reserved == mix.total
+
+
 def _group_reservation(
-    reservation_id: pulumi.Input[str] | None, spot: int
+    reservation_id: pulumi.Input[str] | None, in_template: bool
 ) -> aws.autoscaling.GroupCapacityReservationSpecificationArgs | None:
-    """With spot in the mix, target the reservation at group level: Auto Scaling applies it to
-    On-Demand launches only (API_CapacityReservationSpecification), while a template target
-    would also be sent with the spot launches. Without spot the template's target is enough."""
-    if reservation_id is None or spot == 0:
+    if reservation_id is None or in_template:
         return None
     return aws.autoscaling.GroupCapacityReservationSpecificationArgs(
         capacity_reservation_preference=checked(

@@ -54,6 +54,7 @@ def _plans() -> dict[str, Plan]:
                                                                  reserved_term="1y"),
                                      equivalent_instance_types=EQUIVALENTS),
         "reserved-od": sample_plan("aws", purchase=PurchaseMix(reserved=1, on_demand=1)),
+        "reserved-only": sample_plan("aws", purchase=PurchaseMix(reserved=2)),
         "eu-single": sample_plan("aws", region="eu-west-1"),
     }
 
@@ -135,17 +136,28 @@ def test_reserved_baseline_with_spot_targets_reservation_at_group_level() -> Non
     assert of_type(res, SAVINGS_PLAN) == []  # commit is false
 
 
-def test_reserved_baseline_without_spot_targets_reservation_in_template() -> None:
+def test_reserved_plus_on_demand_targets_reservation_at_group_level() -> None:
+    # The 2nd instance is plain on-demand: a template target would aim it at a full reservation.
     res = rendered("reserved-od")
     assert one(res, RESERVATION)["instanceCount"] == 1
-    lt = one(res, LT)
-    assert lt["capacityReservationSpecification"] == {
-        "capacityReservationTarget": {"capacityReservationId": "petsnap-serving-reservation-id"}}
+    assert "capacityReservationSpecification" not in one(res, LT)
     group = one(res, ASG)
+    assert group["capacityReservationSpecification"]["capacityReservationPreference"] == \
+        "capacity-reservations-first"
     dist = group["mixedInstancesPolicy"]["instancesDistribution"]
     assert (dist["onDemandBaseCapacity"], dist["onDemandPercentageAboveBaseCapacity"]) == (2, 100)
     assert group["capacityRebalance"] is False
     assert of_type(res, EVENT_RULE) == []  # no spot, no interruption rule
+
+
+def test_all_reserved_group_targets_reservation_in_template() -> None:
+    res = rendered("reserved-only")
+    assert one(res, RESERVATION)["instanceCount"] == 2
+    assert one(res, LT)["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "petsnap-serving-reservation-id"}}
+    group = one(res, ASG)
+    assert "capacityReservationSpecification" not in group
+    assert group["mixedInstancesPolicy"]["instancesDistribution"]["onDemandBaseCapacity"] == 2
 
 
 # --- guardrails --------------------------------------------------------------------------------
@@ -293,7 +305,8 @@ def test_commit_without_listed_purchase_warns_and_creates_nothing(
 
 # --- tags, network, options --------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", ["single", "spot-mix", "reserved-spot", "reserved-od"])
+@pytest.mark.parametrize("case", ["single", "spot-mix", "reserved-spot", "reserved-od",
+                                  "reserved-only"])
 def test_every_taggable_resource_is_tagged(case: str) -> None:
     res = rendered(case)
     taggable = [r for r in res if accepts_tags(r.type)]
