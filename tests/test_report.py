@@ -228,3 +228,29 @@ def test_markdown_tco_section_and_service_per_run() -> None:
     assert "#### Cloud vs on-prem (A100-40GB, per productive GPU-hour)" in md
     assert re.search(r"\| 100% \| \$0\.38 \| \$1\.53 \| never", md)
     assert "TCO: on-prem hardware 18,750 USD/GPU over 3 years" in md
+
+
+def test_cli_plan_markdown_and_html_to_a_file(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from infra_gen.cli import app
+
+    spec = str(ROOT / "stacks" / "resnet50-inference.yaml")
+    runner = CliRunner()
+    md = runner.invoke(app, ["plan", spec, "--format", "markdown", "--catalog", str(CATALOG)])
+    assert md.exit_code == 0, md.output
+    assert md.stdout.startswith("### infra-gen plan: petsnap-resnet50-serving\n")
+    assert "**$164.03**" in md.stdout
+    out = tmp_path / "report.html"
+    html = runner.invoke(app, ["plan", spec, "--format", "html", "-o", str(out), "--catalog",
+                               str(CATALOG)])
+    assert html.exit_code == 0, html.output
+    assert html.stdout == f"wrote {out}\n"
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "$164.03" in page
+    assert_self_contained(page)
+    bad = runner.invoke(app, ["plan", spec, "--format", "html", "-o",
+                              str(tmp_path / "no" / "such" / "dir.html"), "--catalog",
+                              str(CATALOG)])
+    assert bad.exit_code == 2 and "cannot write the report" in bad.stderr
+    assert list(tmp_path.iterdir()) == [out]  # nothing half-written left behind

@@ -120,7 +120,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
     client.close()
 
 
-def open_page(browser: Chromium, path: Path) -> tuple[str, str]:
+def open_page(browser: Chromium, path: Path) -> tuple[str, str, str]:
+    """(target id, session id, URL) of a new tab showing ``path``, loaded."""
     target = browser.send("Target.createTarget", url="about:blank")["targetId"]
     session = browser.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
     for domain in ("Network", "Runtime", "Log", "Page"):
@@ -130,7 +131,7 @@ def open_page(browser: Chromium, path: Path) -> tuple[str, str]:
     browser.send("Page.navigate", session, url=url)
     browser.wait_for("Page.loadEventFired")
     browser.send("Runtime.evaluate", session, expression="1", awaitPromise=True)  # drain
-    return session, url
+    return target, session, url
 
 
 # --------------------------------------------------------------------------- PNG
@@ -205,24 +206,49 @@ COUNT_MARKS = """JSON.stringify({
   title: document.title })"""
 
 
-def test_html_report_renders_in_chromium(browser: Chromium, tmp_path: Path) -> None:
-    plan = example_plan("llama70b-pretraining", tco=True)
+CASES: dict[str, dict[str, Any]] = {
+    # 70B pre-training on A100s: no KV cache term; on-prem A100 figures exist, so 3 lines;
+    # the cloud stays cheaper at 100% (no break-even marker). Bars 3 and 1 are per run:
+    # 207,218.08 / 121,714.43.
+    "llama70b-pretraining": {
+        "title": "infra-gen plan: foundation-70b-pretrain", "memory": 5, "cost": 5,
+        "lines": [11, 11, 11], "markers": 1, "legends": [5, 3, 3],
+        "ratio": 207218.08 / 121714.43,
+        "colours": [("weights", "optimizer", "overhead"), ("aws", "azure", "gcp"),
+                    ("plan", "on_prem")],
+    },
+    # ResNet-50 on a T4: weights, activations, overhead (weights 0.05 GiB is under 2 px wide,
+    # so only the other two colours are looked for); no on-prem T4 figures, so 2 lines.
+    # Bars 3 and 1: 177.39 / 164.03 per month.
+    "resnet50-inference": {
+        "title": "infra-gen plan: petsnap-resnet50-serving", "memory": 3, "cost": 5,
+        "lines": [11, 11], "markers": 1, "legends": [3, 3, 2], "ratio": 177.39 / 164.03,
+        "colours": [("activations", "overhead"), ("aws", "azure", "gcp"),
+                    ("on_demand", "plan")],
+    },
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_html_report_renders_in_chromium(browser: Chromium, tmp_path: Path, case: str) -> None:
+    want = CASES[case]
+    plan = example_plan(case, tco=True)
     page = tmp_path / "report.html"
     page.write_text(render_html(plan), encoding="utf-8")
-    session, url = open_page(browser, page)
+    target, session, url = open_page(browser, page)
     found = json.loads(browser.send("Runtime.evaluate", session, expression=COUNT_MARKS,
                                     returnByValue=True)["result"]["value"])
     _assert_no_errors_or_requests(browser, url)
-    assert found["title"] == "infra-gen plan: foundation-70b-pretrain"
-    assert found["memory"] == 5  # weights, activations, gradients, optimizer, overhead
-    assert found["cost"] == 1 + len(plan.alternatives) == 5
-    assert found["lines"] == [11, 11, 11] and found["markers"] == 1  # break-even > 100%
-    assert found["legends"] == [5, 3, 3]  # memory terms; AWS/Azure/GCP; three lines
+    assert found["title"] == want["title"]
+    assert found["memory"] == want["memory"]
+    assert found["cost"] == 1 + len(plan.alternatives) == want["cost"]
+    assert (found["lines"], found["markers"]) == (want["lines"], want["markers"])
+    assert found["legends"] == want["legends"]  # memory terms; clouds; lines
     assert all(w > 100 and h > 100 for _, _, w, h in found["sizes"]), found["sizes"]
-    # On screen the bars keep the cost ratios: 207,218.08 / 121,714.43 per run (rows 3 and 1).
-    widths = found["barWidths"]
-    assert widths[2] / widths[0] == pytest.approx(207218.08 / 121714.43, rel=0.01)
-    _check_screenshots(browser, session, found, tmp_path)
+    widths = found["barWidths"]  # on screen the bars keep the cost ratios
+    assert widths[2] / widths[0] == pytest.approx(want["ratio"], rel=0.01)
+    _check_screenshots(browser, session, found, tmp_path / case, want["colours"])
+    browser.send("Target.closeTarget", targetId=target)
 
 
 def _assert_no_errors_or_requests(browser: Chromium, url: str) -> None:
@@ -239,8 +265,10 @@ def _assert_no_errors_or_requests(browser: Chromium, url: str) -> None:
 
 
 def _check_screenshots(browser: Chromium, session: str, found: dict[str, Any],
-                       tmp_path: Path) -> None:
+                       tmp_path: Path, wanted: list[tuple[str, ...]]) -> None:
     from infra_gen.report_charts import CLOUD_COLOURS, SERIES_COLOURS, TERM_COLOURS
+
+    tmp_path.mkdir()
 
     shot = browser.send("Page.captureScreenshot", session, format="png",
                         captureBeyondViewport=True,
@@ -255,20 +283,16 @@ def _check_screenshots(browser: Chromium, session: str, found: dict[str, Any],
     counts = colours(small)
     white = counts.get((255, 255, 255), 0)
     assert len(counts) > 50 and white < 0.9 * sum(counts.values()), (len(counts), white)
-    expected = {
-        0: [TERM_COLOURS[t] for t in ("weights", "optimizer", "overhead")],
-        1: [CLOUD_COLOURS[c] for c in ("aws", "azure", "gcp")],
-        2: [SERIES_COLOURS[s] for s in ("plan", "on_prem")],
-    }
-    for index, wanted in expected.items():  # each chart shows its own colours on screen
+    palettes = (TERM_COLOURS, CLOUD_COLOURS, SERIES_COLOURS)
+    for index, names in enumerate(wanted):  # each chart shows its own colours on screen
         x, y, w, h = found["sizes"][index]
         chart = base64.b64decode(browser.send(
             "Page.captureScreenshot", session, format="png", captureBeyondViewport=True,
             clip={"x": x, "y": y, "width": w, "height": h, "scale": 0.5})["data"])
         _keep(tmp_path, f"chart-{index}.png", chart)
         seen = colours(chart)
-        for colour in wanted:
-            assert seen.get(hex_rgb(colour), 0) >= 5, (index, colour)
+        for name in names:
+            assert seen.get(hex_rgb(palettes[index][name]), 0) >= 5, (index, name)
 
 
 def _keep(tmp_path: Path, name: str, data: bytes) -> None:
@@ -276,4 +300,4 @@ def _keep(tmp_path: Path, name: str, data: bytes) -> None:
     keep = os.environ.get("REPORT_SCREENSHOT_DIR")
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)
-        (Path(keep) / name).write_bytes(data)
+        (Path(keep) / f"{tmp_path.name}-{name}").write_bytes(data)
