@@ -11,6 +11,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from infra_gen.catalog.load import load_catalog
 from infra_gen.loading import load_workload
@@ -254,3 +256,25 @@ def test_cli_plan_markdown_and_html_to_a_file(tmp_path: Path) -> None:
                               str(CATALOG)])
     assert bad.exit_code == 2 and "cannot write the report" in bad.stderr
     assert list(tmp_path.iterdir()) == [out]  # nothing half-written left behind
+
+
+@given(st.text())
+def test_md_escape_leaves_no_markdown_or_html_syntax(text: str) -> None:
+    out = md_escape(text)
+    assert "\n" not in out and "\r" not in out
+    assert not set(out) & set("<>@")
+    # '&' only starts the four entities we write (user text "&lt;" comes out as "&amp;lt;").
+    bare = re.sub(r"&(amp|lt|gt|#64);", "", out)
+    assert "&" not in bare
+    # Every special character is preceded by an odd number of backslashes (escaped).
+    for match in re.finditer(r"(\\*)([`*_\[\]|~#!])", bare):
+        assert len(match.group(1)) % 2 == 1, (text, out)
+
+
+def test_reports_never_import_pulumi() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, infra_gen.report, infra_gen.diff, infra_gen.report_charts; "
+            "bad = [m for m in sys.modules if m.startswith('pulumi')]; assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
