@@ -90,7 +90,10 @@ def refers_to(value: Any, target: Resource) -> bool:
         handle = target.props.get(key)
         if isinstance(handle, str) and handle:
             handles.add(handle)
-    return any(value == h or value.endswith(("/" + h, ":" + h)) or h in value for h in handles)
+    parts = set(re.split(r"[/:]", value))
+    # ``<name>-id`` is the id render.py's mocks give every resource; real ids, ARNs and self
+    # links are matched exactly or by a whole path segment, so "x-vm" never matches "x-vmss".
+    return any(value in (h, f"{h}-id") or h in parts for h in handles)
 
 
 def referenced(value: Any, candidates: Iterable[Resource]) -> Resource | None:

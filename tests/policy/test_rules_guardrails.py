@@ -197,3 +197,25 @@ def test_untaggable_resources_are_not_checked() -> None:
     assert both_doors(stack, "cost-allocation-tags") == []
     subnet = [r for r in s.azure_stack() if r.name == "petsnap-serving-subnet"]
     assert both_doors(subnet, "cost-allocation-tags") == []
+
+
+def test_references_match_whole_names_not_prefixes() -> None:
+    from infra_gen.policy.capacity import refers_to
+
+    vm = s.Resource("azure-native:compute:VirtualMachine", "x-vm", {})
+    assert refers_to("x-vm-id", vm)  # the mocks' id
+    assert refers_to("/subscriptions/s/resourceGroups/rg/providers/x/virtualMachines/x-vm", vm)
+    assert refers_to("arn:aws:sns:us-east-1:123456789012:x-vm", vm)
+    assert not refers_to("x-vmss-id", vm)
+    assert not refers_to("/subscriptions/s/providers/x/virtualMachineScaleSets/x-vmss", vm)
+
+
+def test_the_watchdog_marker_is_in_the_real_startup_script_only_when_on() -> None:
+    from infra_gen.plan import GuardrailSettings
+    from infra_gen.policy.rules_guardrails import WATCHDOG_MARKER
+    from infra_gen.startup import render_startup_script
+    from tests.factories import sample_plan
+
+    assert WATCHDOG_MARKER in render_startup_script(sample_plan("gcp"), "gcp")
+    off = sample_plan("gcp", guardrails=GuardrailSettings(auto_shutdown_idle_minutes=None))
+    assert WATCHDOG_MARKER not in render_startup_script(off, "gcp")
