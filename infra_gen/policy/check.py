@@ -102,8 +102,9 @@ def check_files(
         results = [_check_one((path, config, cloud)) for path in files]
     else:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_load,
-                                 initargs=(catalog_path,)) as pool:
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_load, initargs=(catalog_path,)
+        ) as pool:
             results = list(pool.map(_check_one, [(p, config, cloud) for p in files]))
     violations: list[Violation] = []
     for result in results:
