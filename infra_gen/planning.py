@@ -277,3 +277,23 @@ def root_volume_gib(workload: Workload, choice: Choice) -> int:
         nodes = choice.option.usage.instances
         total += CHECKPOINTS_KEPT_LOCALLY * (memory.weights + memory.optimizer) / nodes
     return int(math.ceil(total / 10) * 10)
+
+
+def plan_with_tco(
+    workload: Workload, catalog: Catalog, *, cloud: str | None = None,
+    region: str | None = None, top: int = 5, today: dt.date | None = None, tco: bool = False,
+) -> Plan:
+    """``optimizer.plan_workload`` plus, when asked, the on-prem comparison (``plan --tco``)."""
+    from infra_gen.optimizer import search
+    from infra_gen.tco import tco_summary
+
+    result = search(workload, catalog, cloud=cloud, region=region)
+    plan = assemble_plan(workload, catalog, result, top=top, today=today or dt.date.today())
+    if not tco:
+        return plan
+    summary = tco_summary(result.ranked[0], plan.recommendation.monthly_usd)
+    if summary is None:
+        return plan.model_copy(update={"warnings": [*plan.warnings, (
+            f"--tco: no on-prem hardware figures for {plan.recommendation.accelerator} "
+            "(known: A100, H100); comparison skipped")]})
+    return plan.model_copy(update={"tco": summary})

@@ -230,7 +230,7 @@ class Hours:
     rework_at_on_demand: bool
 
 
-def _slot_hours(usage: Usage, start: int, count: int) -> float:
+def slot_hours(usage: Usage, start: int, count: int) -> float:
     """Sum of monthly hours of slots ``[start, start + count)``."""
     in_floor = max(0, min(start + count, usage.floor) - start)
     return in_floor * usage.floor_hours + (count - in_floor) * usage.overflow_hours
@@ -238,8 +238,8 @@ def _slot_hours(usage: Usage, start: int, count: int) -> float:
 
 def monthly_hours(usage: Usage, mix: Mix) -> Hours:
     """Monthly instance-hours of ``mix`` (reserved: every hour of the month)."""
-    od_hours = _slot_hours(usage, mix.reserved, mix.on_demand)
-    spot_hours = _slot_hours(usage, mix.reserved + mix.on_demand, mix.spot)
+    od_hours = slot_hours(usage, mix.reserved, mix.on_demand)
+    spot_hours = slot_hours(usage, mix.reserved + mix.on_demand, mix.spot)
     return Hours(
         reserved=float(mix.reserved * HOURS_PER_MONTH), term=mix.term, on_demand=od_hours,
         spot=spot_hours, rework=spot_hours * usage.lost_hours,
