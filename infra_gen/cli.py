@@ -149,6 +149,9 @@ def check(
         Path | None, typer.Option("--config", help="Policy config JSON (CrossGuard format).")
     ] = None,
     catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV file.")] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", min=1, help="Worker processes (default: per CPU).")
+    ] = None,
 ) -> None:
     """Plan, render (under mocks) and policy-check workloads; exit 1 on a mandatory violation."""
     from infra_gen.policy import RULES, PolicyConfig, load_policy_config
@@ -157,7 +160,7 @@ def check(
     if cloud is not None and cloud not in ("aws", "gcp", "azure"):
         fail(f"--cloud: expected one of aws | gcp | azure, got {cloud!r}")
     policy_config = load_policy_config(config, RULES) if config else PolicyConfig()
-    report = check_files(paths, policy_config, cloud=cloud, catalog_path=catalog)
+    report = check_files(paths, policy_config, cloud=cloud, catalog_path=catalog, jobs=jobs)
     if format_ == OutputFormat.json:
         _emit(report.to_json())
     else:
@@ -279,6 +282,8 @@ def plan(
     top: Annotated[int, typer.Option("--top", min=1, help="Recommendation + alternatives.")] = 5,
     tco: Annotated[bool, typer.Option("--tco", help="Compare with on-prem per GPU-hour.")] = False,
     catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV to use.")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="Write the report to this file (e.g. report.html).")] = None,
 ) -> None:
     """Size the workload and print the cheapest plan, its costs, alternatives and warnings."""
     from infra_gen.catalog.load import load_catalog
@@ -289,23 +294,46 @@ def plan(
     result = plan_with_tco(workload, load_catalog(catalog), cloud=cloud, region=region,
                            top=top, tco=tco)
     if format_ is PlanFormat.json:
-        _emit(result.to_json())
+        text = result.to_json()
     elif format_ is PlanFormat.table:
         from infra_gen.plan_table import render_plan_table
 
-        _emit(render_plan_table(result))
+        text = render_plan_table(result)
     else:
-        _emit(_render_report(result, format_.value))
+        text = _render_report(result, format_.value)
+    if output is None:
+        _emit(text)
+        return
+    _write_report(output, text)
+
+
+def _write_report(output: Path, text: str) -> None:
+    """Write via a temporary file and rename: a failed write leaves no half report."""
+    import os
+    import tempfile
+
+    try:
+        handle, tmp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text if text.endswith("\n") else text + "\n")
+        os.replace(tmp, output)
+    except OSError as err:
+        fail(f"{output}: cannot write the report ({err.strerror or err})")
+    _emit(f"wrote {output}")
 
 
 def _render_report(result: Any, fmt: str) -> str:
+    import importlib
+
     try:
-        from infra_gen import report
-    except ImportError:
+        report = importlib.import_module("infra_gen.report")
+    except ModuleNotFoundError:
         fail(f"--format {fmt}: the report module is not built yet; use --format table or json")
+        return ""
     renderer = getattr(report, f"render_{fmt}", None)
-    if renderer is None:
+    if not callable(renderer):
         fail(f"--format {fmt}: infra_gen.report has no render_{fmt} yet; use table or json")
+        return ""
     return str(renderer(result))
 
 
@@ -361,6 +389,65 @@ def _key_inputs(inputs: dict[str, Any]) -> str:
              if isinstance(v, str | int | float | bool) and k not in ("userData", "tags")
              and len(str(v)) <= 60]
     return ", ".join(shown[:6])
+
+
+class DiffFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+# `diff` (issue 6): plan BASE and HEAD workload files/directories, report the cost change; a CI
+# cost guardrail with --fail-above-usd / --fail-above-percent (exit 1 when the total rises more).
+@app.command()
+@_clean_errors
+def diff(
+    base: Annotated[Path, typer.Argument(help="Base workload file or directory.",
+                                         show_default=False)],
+    head: Annotated[Path, typer.Argument(help="Head workload file or directory.",
+                                         show_default=False)],
+    format_: Annotated[DiffFormat, typer.Option("--format", help="table | json | markdown")
+                       ] = DiffFormat.table,
+    fail_above_usd: Annotated[float | None, typer.Option(
+        "--fail-above-usd", min=0, help="Exit 1 if the monthly total rises more (USD).")] = None,
+    fail_above_percent: Annotated[float | None, typer.Option(
+        "--fail-above-percent", min=0, help="Exit 1 if the monthly total rises more (%).")
+    ] = None,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV to use.")] = None,
+) -> None:
+    """Compare the plans and monthly cost of two workload files or directories (by name)."""
+    from infra_gen import diff as cost_diff
+    from infra_gen.catalog.load import load_catalog
+
+    report = cost_diff.diff_paths(base, head, load_catalog(catalog))
+    if format_ is DiffFormat.json:
+        _emit(cost_diff.to_json(report))
+    elif format_ is DiffFormat.markdown:
+        _emit(cost_diff.render_markdown(report))
+    else:
+        _diff_table(report)
+    breach = cost_diff.guardrail_breach(report, above_usd=fail_above_usd,
+                                        above_percent=fail_above_percent)
+    if breach:
+        fail(breach, code=1)
+
+
+def _diff_table(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from infra_gen.diff import percent_text, side_text, signed_usd
+
+    table = Table("workload", "status", "base", "head", "Δ $/month", "Δ %")
+    for r in report["workloads"]:
+        table.add_row(r["workload"], r["status"], side_text(r["base"]), side_text(r["head"]),
+                      signed_usd(r["monthly_delta_usd"]),
+                      percent_text(r["monthly_delta_percent"], r["monthly_delta_usd"]))
+    Console(width=160).print(table)
+    total = report["total"]
+    _emit(f"total: ${total['base_monthly_usd']:,.2f} -> ${total['head_monthly_usd']:,.2f} per "
+          f"month ({signed_usd(total['monthly_delta_usd'])}, "
+          f"{percent_text(total['monthly_delta_percent'], total['monthly_delta_usd'])})")
 
 
 def main() -> None:
