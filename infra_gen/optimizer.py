@@ -246,7 +246,9 @@ def _run_usages(
         elif usages:
             break
         elif limit is not None and hours is not None and hours > limit:
-            count = max(count + 1, math.ceil(count * hours / limit))  # jump towards the limit
+            # Jump towards the limit: with scaling efficiency <= 1 no count below
+            # count x hours / limit can meet it, so nothing feasible is skipped.
+            count = max(count + 1, math.ceil(count * hours / limit))
             continue
         count += 1
     return usages

@@ -92,14 +92,21 @@ def _schedule_warnings(result: SearchResult, rec: Candidate) -> list[str]:
     usage = result.ranked[0].option.usage
     if not profile.is_run or usage.run_hours is None:
         return []
+    out: list[str] = []
+    if usage.run_hours > pricing.HOURS_PER_MONTH and rec.run_hours is not None:
+        out.append(
+            f"one run takes {usage.run_hours:,.0f} h ({usage.run_hours / 24:,.0f} days) on "
+            f"{rec.instances} instance(s), the cheapest count; set training.max_run_hours or "
+            "batch.deadline_hours to buy more instances for a shorter run"
+        )
     needed = (profile.runs_per_month or 1.0) * usage.run_hours
-    if needed <= profile.window_hours:
-        return []
-    return [
-        f"{profile.runs_per_month:g} run(s) of {usage.run_hours:.1f} h need {needed:.0f} h a "
-        f"month but the schedule allows {profile.window_hours:.0f} h; monthly cost is the "
-        "burn rate while running, per-run cost is the whole run"
-    ]
+    if needed > profile.window_hours:
+        out.append(
+            f"{profile.runs_per_month:g} run(s) of {usage.run_hours:.1f} h need {needed:.0f} h "
+            f"a month but the schedule allows {profile.window_hours:.0f} h; monthly cost is the "
+            "burn rate while running, per-run cost is the whole run"
+        )
+    return out
 
 
 def plan_assumptions(result: SearchResult) -> list[str]:
