@@ -20,6 +20,8 @@ from functools import cache
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from infra_gen.errors import RenderError
 from infra_gen.plan import GuardrailSettings, Plan, PurchaseMix, ScheduleSettings
@@ -556,3 +558,34 @@ def test_policy_pack_finds_no_mandatory_violation(case: str) -> None:
     resources = [Resource(r.type, r.name, r.inputs, r.urn) for r in _render(case)]
     found = check.check_rendered(resources, None, PolicyConfig(), f"{case}.yaml")
     assert [v for v in found if v.level == "mandatory"] == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(half_hours=st.integers(1, 48), days=st.integers(1, 7), start=st.integers(0, 23))
+def test_scale_events_reproduce_the_weekly_schedule(half_hours: int, days: int,
+                                                    start: int) -> None:
+    """Replaying the profiles (each stays in force until the next begins) gives exactly the
+    workload's running half-hours, checked at every half-hour midpoint of the week."""
+    schedule = ScheduleSettings(hours_per_day=half_hours / 2, days_per_week=days,
+                                start_hour=start)
+    week = azure_schedule.MINUTES_PER_WEEK
+    running = set()
+    for d in range(days):
+        begin = d * 1440 + start * 60
+        running |= {(begin + m) % week for m in range(15, half_hours * 30, 30)}
+    changes = sorted(
+        ((azure_values.WEEKDAYS.index(day) * 1440 + e.hour * 60 + e.minute), e.kind)
+        for e in azure_schedule.scale_events(schedule) for day in e.days)
+    for probe in range(15, week, 30):
+        before = [kind for at, kind in changes if at <= probe] or [changes[-1][1]]
+        assert (before[-1] == "run") == (probe in running), (schedule, probe)
+
+
+def test_unsupported_names_what_azure_cannot_do_for_the_plan() -> None:
+    single = AzureProvider().unsupported(_plans()["single"])
+    assert sorted(single) == ["gpu-utilization-metric"]  # T4 size: driver ext + EAH supported
+    weekdays_vm = sample_plan("azure", guardrails=_guardrails(schedule=OFFICE_BERLIN))
+    assert "scheduled-start" in AzureProvider().unsupported(weekdays_vm)
+    legacy = sample_plan("azure", instance_type="Standard_NC6s_v3", guardrails=OFF)
+    legacy = legacy.model_copy(update={"public_ip": True})
+    assert sorted(AzureProvider().unsupported(legacy)) == ["encryption-at-host", "public-ip"]
