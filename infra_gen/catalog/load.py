@@ -182,12 +182,23 @@ def _accelerators() -> tuple[dict[str, Accelerator], dict[str, str]]:
     return accelerators, aliases
 
 
+def _read_lines(path: Path) -> list[str]:
+    """The file's lines; a non-UTF-8 byte is reported at its line, like any bad row."""
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise CatalogError(f"{path}: error: cannot read catalog file: {err}") from err
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise where(str(path), line, f"expected UTF-8 text, got byte 0x{data[err.start]:02x}"
+                    ) from None
+
+
 def _read_table(path: Path, columns: tuple[str, ...], fmt: str) -> _Table:
     """Header directives, then a CSV header that must hold exactly ``columns`` (any order)."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise CatalogError(f"{path}: error: cannot read catalog file: {err}") from err
+    lines = _read_lines(path)
     directives, start = _directives(lines)
     declared = directives.get("format", fmt)
     if declared != fmt:
