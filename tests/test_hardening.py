@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ from ruamel.yaml import YAML
 
 from infra_gen.catalog.load import load_catalog
 from infra_gen.catalog.models import Catalog, Offer
-from infra_gen.errors import InfraGenError
+from infra_gen.errors import CatalogError, InfraGenError
 from infra_gen.loading import parse_workload
 from infra_gen.optimizer import plan_workload
 from infra_gen.plan import Candidate, Plan
@@ -247,3 +248,61 @@ def test_cli_plan_invalid_input_exits_2_with_one_line(case: str, tmp_path: Path)
     assert len(lines) == 1 and "error:" in lines[0], lines
     # Loader errors point at FILE:LINE:COL; planning errors say what to relax instead.
     assert (str(path) + ":" in lines[0]) or (case == "nothing-fits" and "to fix:" in lines[0])
+
+
+# ---------------------------------------------------------------- catalog robustness
+# tests/catalog/test_load.py covers bad cells (file:line and field), duplicates and headers;
+# tests/catalog/test_refresh.py covers a failed or interrupted refresh leaving the previous
+# catalog byte-for-byte intact (test_failed_refresh_leaves_old_catalog_intact,
+# test_invalid_or_interrupted_write_keeps_old_file). Here: damaged *files*.
+ROW_ERROR = re.compile(r"^\S+:(\d+): error: [^\n]+$")
+
+
+def _damaged(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "damaged.csv"
+    path.write_bytes(data)
+    return path
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, 20_000))
+def test_a_truncated_catalog_is_an_error_naming_its_line(cut: int, tmp_path: Path) -> None:
+    data = BUILTIN.read_bytes()[:cut]
+    path = _damaged(tmp_path, data)
+    try:
+        catalog = load_catalog(path)
+    except CatalogError as err:
+        match = ROW_ERROR.match(str(err))
+        assert match, str(err)
+        assert 1 <= int(match.group(1)) <= data.count(b"\n") + 2  # +1: a missing header
+    else:  # cut exactly after a row: a smaller valid catalog
+        assert data.endswith(b"\n") and 0 < len(catalog.offers) < len(load_catalog(BUILTIN).offers)
+
+
+@pytest.mark.parametrize(("damage", "line", "message"), [
+    (b"\xff\xfe not text\n", 5, "expected UTF-8 text, got byte 0xff"),
+    (b"aws,us-east-1\x00,g5.xlarge\n", 5, "expected 18 cells, got 3"),
+    (b'"an unterminated quote,aws\n', 5, "expected 18 cells, got 1"),
+])
+def test_corrupted_rows_are_named(damage: bytes, line: int, message: str,
+                                  tmp_path: Path) -> None:
+    head = b"".join(BUILTIN.read_bytes().splitlines(keepends=True)[:4])  # 2 directives, header, row
+    path = _damaged(tmp_path, head + damage)
+    with pytest.raises(CatalogError) as err:
+        load_catalog(path)
+    assert str(err.value) == f"{path}:{line}: error: {message}"
+
+
+def test_cli_plan_with_a_truncated_catalog_exits_2_naming_the_row(tmp_path: Path) -> None:
+    data = BUILTIN.read_bytes()
+    cut = data.index(b"\n", 2000) - 10  # ten bytes before the end of a row
+    path = _damaged(tmp_path, data[:cut])
+    line = data[:cut].count(b"\n") + 1
+    done = subprocess.run([sys.executable, "-m", "infra_gen", "plan",
+                           str(ROOT / "stacks" / "resnet50-inference.yaml"), "--catalog",
+                           str(path)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"{path}:{line}: error: "), done.stderr
+    assert len(done.stderr.splitlines()) == 1
