@@ -18,7 +18,7 @@ always renders the same budget (no "today" in the output). Azure refuses a Month
 before the current month, and never lets a budget's start date change once created
 (terraform-provider-azurerm PR #12121, issue #17675; "Start date of budgets cannot be updated"),
 so ``ignore_changes`` keeps later deploys from trying to move it. The catalog month is
-usually in the past at first deploy, so a real stack sets ``infra-gen:azureBudgetStartDate``
+usually in the past at first deploy, so a real stack sets ``infra-gen:azure-budget-start``
 to the current month once (it then never changes); renders without it stay deterministic.
 """
 
@@ -47,7 +47,7 @@ DEALLOCATE_ACTIONS = [
     "Microsoft.Compute/virtualMachines/read",
     "Microsoft.Compute/virtualMachines/deallocate/action",
 ]
-BUDGET_START_CONFIG = "infra-gen:azureBudgetStartDate"
+BUDGET_START_KEY = "azure-budget-start"  # stack config infra-gen:azure-budget-start
 _FIRST_OF_MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])-01$")
 _GUID_NAMESPACE = uuid.UUID("6f1c1a4e-5d1b-4b8e-9f0a-1b2c3d4e5f60")  # infra-gen's, fixed
 
@@ -65,13 +65,13 @@ def group_scope(opts: RenderOptions, found: Foundation) -> pulumi.Output[str]:
 
 
 def budget_start_date(plan: Plan, configured: str | None = None) -> str:
-    """The stack's ``infra-gen:azureBudgetStartDate`` (YYYY-MM-01) if set, else the first day
+    """The stack's ``infra-gen:azure-budget-start`` (YYYY-MM-01) if set, else the first day
     of the catalog's month, e.g. as_of 2026-10-01 -> 2026-10-01T00:00:00Z."""
     if configured is None:
         return f"{plan.catalog.as_of[:7]}-01T00:00:00Z"
     if not _FIRST_OF_MONTH.match(configured):
         raise RenderError(
-            f"{BUDGET_START_CONFIG}: expected the first day of a month as YYYY-MM-01 "
+            f"infra-gen:{BUDGET_START_KEY}: expected the first day of a month as YYYY-MM-01 "
             f"(Azure budgets start on the 1st), got {configured!r}"
         )
     return f"{configured}T00:00:00Z"
@@ -99,7 +99,7 @@ def budgets(
     if g.budget_monthly_usd is None:
         return []
     scope = group_scope(opts, found)
-    start = budget_start_date(plan, pulumi.Config("infra-gen").get("azureBudgetStartDate"))
+    start = budget_start_date(plan, pulumi.Config("infra-gen").get(BUDGET_START_KEY))
     keep_start = pulumi.ResourceOptions.merge(
         child, pulumi.ResourceOptions(depends_on=found.depends_on, ignore_changes=["timePeriod"]))
     return [

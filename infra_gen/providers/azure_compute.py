@@ -114,7 +114,7 @@ def _linux(opts: RenderOptions) -> compute.LinuxConfigurationArgs:
     key = (opts.ssh_public_key or "").strip()
     if not key:
         raise RenderError(
-            "azure: an SSH public key is required (stack config infra-gen:sshPublicKey); "
+            "azure: an SSH public key is required (stack config infra-gen:ssh-key); "
             "password login is disabled on every VM"
         )
     if not key.startswith(_SSH_KEY_PREFIXES):

@@ -589,3 +589,16 @@ def test_unsupported_names_what_azure_cannot_do_for_the_plan() -> None:
     legacy = sample_plan("azure", instance_type="Standard_NC6s_v3", guardrails=OFF)
     legacy = legacy.model_copy(update={"public_ip": True})
     assert sorted(AzureProvider().unsupported(legacy)) == ["encryption-at-host", "public-ip"]
+
+
+def test_stack_config_pins_the_budget_start_month() -> None:
+    from pulumi.runtime.config import CONFIG, set_config
+
+    key = "infra-gen:azure-budget-start"
+    set_config(key, "2026-12-01")
+    try:
+        res = render_plan(sample_plan("azure"), OPTS)
+    finally:
+        CONFIG.get().pop(key, None)
+    starts = {r.inputs["timePeriod"]["startDate"] for r in res if r.type == BUDGET}
+    assert starts == {"2026-12-01T00:00:00Z"}
