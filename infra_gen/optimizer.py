@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Protocol
@@ -63,6 +64,7 @@ class Option:
     monthly: Hours
     per_run: Hours | None
     rank: tuple[int, int, int, str]  # instances, reserved, spot, term: the tie-break order
+    pure: bool = True  # one purchase option per slot kind (see pricing.candidate_mixes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,10 +217,14 @@ def _options(
         _run_usages(workload, profile, requirement, accelerator, gpus, sizer)
         if profile.is_run else [_service_usage(profile, requirement, gpus)]
     )
-    options = [
-        _option(profile, usage, mix)
-        for usage in usages for mix in pricing.candidate_mixes(profile, usage)
-    ]
+    options: list[Option] = []
+    capped = workload.guardrails.max_hourly_usd is not None
+    for usage in usages:
+        pure = pricing.candidate_mixes(profile, usage)
+        options += [_option(profile, usage, mix) for mix in pure]
+        if capped:
+            options += [_option(profile, usage, mix, pure=False)
+                        for mix in pricing.every_mix(profile, usage) if mix not in pure]
     return tuple(sorted(_prune(options), key=lambda o: o.rank))
 
 
@@ -262,13 +268,13 @@ def _run_limit_hours(workload: Workload) -> float | None:
     return None
 
 
-def _option(profile: Profile, usage: Usage, mix: Mix) -> Option:
+def _option(profile: Profile, usage: Usage, mix: Mix, *, pure: bool = True) -> Option:
     per_run = (
         pricing.run_hours_billed(usage, mix, profile.runs_per_month or 1.0)
         if profile.is_run else None
     )
     rank = (usage.instances, mix.reserved, mix.spot, mix.term or "")
-    return Option(usage, mix, pricing.monthly_hours(usage, mix), per_run, rank)
+    return Option(usage, mix, pricing.monthly_hours(usage, mix), per_run, rank, pure)
 
 
 def _prune(options: list[Option]) -> list[Option]:
@@ -336,6 +342,8 @@ def _price_all(
 
 FLOAT_SLACK_USD = 1e-5
 _Terms = tuple[tuple[float, float, float, float, int, bool, Option, Hours], ...]
+# Options are priced in two passes under max_hourly_usd: the pure mixes first; only when the
+# cheapest of them breaks the cap are the splits priced (the unconstrained optimum is pure).
 
 
 def _terms_of(shape: Shape, by_run: bool) -> _Terms:
@@ -352,11 +360,35 @@ def _terms_of(shape: Shape, by_run: bool) -> _Terms:
 def _best_option(
     offer: Offer, shape: Shape, terms: _Terms, max_hourly: int | None, stats: list[int],
 ) -> tuple[int, Option, Prices] | None:
+    pure = [t for t in terms if t[6].pure]
+    estimates = _estimates(offer, pure, stats)
+    if not estimates:
+        return None
+    prices = pricing.prices_of(offer)
+    best = _exact_best(estimates, prices)
+    if max_hourly is None or best is None:
+        stats[0] += len(estimates)
+        return best
+    if (pricing.hourly_micros(best[1].mix, prices) or 0) <= max_hourly:
+        stats[0] += len(estimates)
+        return best  # the unconstrained optimum already respects the cap
+    everything = _estimates(offer, terms, [0, 0, 0])
+    kept = [e for e in everything
+            if (pricing.hourly_micros(e[2].mix, prices) or 0) <= max_hourly]
+    stats[0] += len(kept)
+    stats[2] += len(everything) - len(kept)
+    return _exact_best(kept, prices) if kept else None
+
+
+def _estimates(
+    offer: Offer, terms: Sequence[tuple[float, float, float, float, int, bool, Option, Hours]],
+    stats: list[int],
+) -> list[tuple[float, Hours, Option]]:
+    """Float USD estimate of every option the offer can price, in option (tie-break) order."""
     od, spot = offer.on_demand_usd_hr, offer.spot_usd_hr
     rate = pricing.interruptions_per_hour(offer.spot_interruption)
-    estimates: list[tuple[float, int]] = []
-    cheapest = math.inf
-    for index, (h_od, h_spot, h_rework, h_res, term, at_od, _o, _h) in enumerate(terms):
+    out: list[tuple[float, Hours, Option]] = []
+    for h_od, h_spot, h_rework, h_res, term, at_od, option, hours in terms:
         cost = od * h_od
         if h_res:
             price = offer.reserved_1y_usd_hr if term == 1 else offer.reserved_3y_usd_hr
@@ -369,28 +401,22 @@ def _best_option(
                 stats[1] += 1
                 continue
             cost += spot * h_spot + (od if at_od else spot) * h_rework * rate
-        estimates.append((cost, index))
-        if cost < cheapest:
-            cheapest = cost
-    if not estimates:
-        return None
-    prices = pricing.prices_of(offer)
-    if max_hourly is not None:
-        kept = [e for e in estimates
-                if (pricing.hourly_micros(terms[e[1]][6].mix, prices) or 0) <= max_hourly]
-        stats[2] += len(estimates) - len(kept)
-        estimates = kept
-        if not estimates:
-            return None
-        cheapest = min(cost for cost, _ in estimates)
-    stats[0] += len(estimates)
+        out.append((cost, hours, option))
+    return out
+
+
+def _exact_best(
+    estimates: list[tuple[float, Hours, Option]], prices: Prices,
+) -> tuple[int, Option, Prices] | None:
+    """Exact micro-dollar minimum among the estimates within FLOAT_SLACK_USD of the cheapest."""
+    cheapest = min(cost for cost, _, _ in estimates)
     slack = FLOAT_SLACK_USD + cheapest * 1e-9
     best: tuple[int, Option, Prices] | None = None
-    for cost, index in estimates:  # in option (tie-break) order
+    for cost, hours, option in estimates:
         if cost <= cheapest + slack:
-            exact = pricing.price_hours(terms[index][7], prices)
+            exact = pricing.price_hours(hours, prices)
             if exact is not None and (best is None or exact < best[0]):
-                best = (exact, terms[index][6], prices)
+                best = (exact, option, prices)
     return best
 
 

@@ -403,3 +403,18 @@ def candidate_mixes(profile: Profile, usage: Usage) -> list[Mix]:
             if mix not in mixes and mix_allowed(profile, usage, mix):
                 mixes.append(mix)
     return mixes
+
+
+def every_mix(profile: Profile, usage: Usage) -> list[Mix]:
+    """Every allowed mix, splits included. Needed only under a max hourly price: the cap is a
+    constraint across slots, so a split (say 1 reserved + 5 on-demand) can be the cheapest mix
+    that stays under it while neither pure end does."""
+    n = usage.instances
+    mixes: list[Mix] = []
+    for reserved in range(n + 1):
+        for spot in range(n - reserved + 1):
+            for term in ((None,) if reserved == 0 else profile.terms):
+                mix = Mix(reserved=reserved, term=term, on_demand=n - reserved - spot, spot=spot)
+                if mix_allowed(profile, usage, mix):
+                    mixes.append(mix)
+    return mixes

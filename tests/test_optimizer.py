@@ -319,3 +319,17 @@ def test_search_is_fast_on_100k_offers() -> None:
     elapsed = time.process_time() - start
     assert len(result.ranked) == 100_000
     assert elapsed < 5.0  # see the report for measured figures; generous for slow runners
+
+
+def test_hourly_cap_can_make_a_split_mix_the_cheapest() -> None:
+    # Found by the brute-force property. Dev box, 6 instances at 3.34/h on demand, 1.67/h 3y,
+    # 4 h x 5 days = 86.905 h/month, max_hourly_usd 20: all on demand is 20.04/h (over the cap);
+    # all reserved costs 6 x 730 x 1.67 = 7,314.60; 1 reserved + 5 on demand is 18.37/h and
+    # costs 730 x 1.67 + 5 x 86.905 x 3.34 = 1,219.10 + 1,451.31 = 2,670.41.
+    w = workload("dev", schedule={"hours_per_day": 4, "days_per_week": 5},
+                 guardrails={"max_hourly_usd": 20})
+    catalog = make_catalog(offer("a.1", gpus=1, on_demand=3.34, reserved_3y=1.67))
+    sizer = FakeSizer({"A100-40GB": requirement(gpus=3, replicas=2)})
+    best = search(w, catalog, sizer=sizer).ranked[0]
+    assert best.option.mix == Mix(reserved=1, term="3y", on_demand=5)
+    assert pricing.to_usd(best.key) == 2670.41
