@@ -85,6 +85,7 @@ class Choice:
     shape: Shape
     option: Option
     prices: Prices
+    order: tuple[int, str, str, str, int]  # key, cloud, region, instance type, catalog index
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,7 @@ def search(
 
 
 def _order(choice: Choice) -> tuple[int, str, str, str, int]:
-    offer = choice.offer
-    return (choice.key, offer.cloud, offer.region, offer.instance_type, choice.offer_index)
+    return choice.order
 
 
 def _size_all(
@@ -321,6 +321,7 @@ def _price_all(
     max_hourly = None if limit is None else pricing.to_micros(limit)
     transfers = 1.0 if profile.rank_by_run else pricing.transfers_per_month(profile)
     terms = {key: _terms_of(shape, profile.rank_by_run) for key, shape in shapes.items()}
+    pure = {key: tuple(t for t in all_terms if t[6].pure) for key, all_terms in terms.items()}
     choices: list[Choice] = []
     stats = [0, 0, 0]  # priced, unpriceable, too dear
     for offer in offers:
@@ -328,13 +329,15 @@ def _price_all(
         shape = shapes.get(key)
         if shape is None:
             continue
-        best = _best_option(offer, shape, terms[key], max_hourly, stats)
+        best = _best_option(offer, pure[key], terms[key], max_hourly, stats)
         if best is None:
             continue
         cost, option, prices = best
         egress = pricing.egress_micros_per_run(profile, offer)
         total = cost + (egress if transfers == 1.0 else round(egress * transfers))
-        choices.append(Choice(total, offer, position[id(offer)], shape, option, prices))
+        index = position[id(offer)]
+        order = (total, offer.cloud, offer.region, offer.instance_type, index)
+        choices.append(Choice(total, offer, index, shape, option, prices, order))
     if not choices:
         raise _pricing_error(profile, stats[1], stats[2], limit)
     return choices, stats[0]
@@ -358,9 +361,8 @@ def _terms_of(shape: Shape, by_run: bool) -> _Terms:
 
 
 def _best_option(
-    offer: Offer, shape: Shape, terms: _Terms, max_hourly: int | None, stats: list[int],
+    offer: Offer, pure: _Terms, terms: _Terms, max_hourly: int | None, stats: list[int],
 ) -> tuple[int, Option, Prices] | None:
-    pure = [t for t in terms if t[6].pure]
     estimates = _estimates(offer, pure, stats)
     if not estimates:
         return None
@@ -409,7 +411,10 @@ def _exact_best(
     estimates: list[tuple[float, Hours, Option]], prices: Prices,
 ) -> tuple[int, Option, Prices] | None:
     """Exact micro-dollar minimum among the estimates within FLOAT_SLACK_USD of the cheapest."""
-    cheapest = min(cost for cost, _, _ in estimates)
+    cheapest = math.inf
+    for estimate in estimates:  # a plain loop: min() over a generator costs more here
+        if estimate[0] < cheapest:
+            cheapest = estimate[0]
     slack = FLOAT_SLACK_USD + cheapest * 1e-9
     best: tuple[int, Option, Prices] | None = None
     for cost, hours, option in estimates:
