@@ -20,23 +20,24 @@ from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from infra_gen.errors import RenderError
-from infra_gen.plan import GuardrailSettings, Plan, PurchaseMix, ScheduleSettings
-from infra_gen.providers import azure_budget, azure_scaleset, azure_schedule, azure_values
+from infra_gen.plan import Plan, PurchaseMix, ScheduleSettings
+from infra_gen.providers import azure_budget, azure_scaleset, azure_values
 from infra_gen.providers.azure import AzureProvider, uses_single_vm
 from infra_gen.providers.base import RenderOptions, get_provider
 from infra_gen.render import RenderedResource, render_plan
 from infra_gen.startup import render_startup_script
 from tests.factories import sample_plan
+from tests.providers.azure_cases import (
+    OPTS,
+    SSH_KEY,
+    SUB,
+    TAGS,
+    guardrails,
+    plans,
+)
 
-SSH_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAITestKeyOnly ml@example.com"
-OPTS = RenderOptions(ssh_public_key=SSH_KEY)
-SUB = "00000000-0000-0000-0000-000000000000"  # render.py's mocked getClientConfig answer
-TAGS = {"team": "ml-platform", "project": "petsnap", "cost-center": "ml-prod",
-        "workload": "petsnap-serving", "managed-by": "infra-gen"}
 T = "azure-native:"
 RG, VNET, SUBNET, NSG = (T + "resources:ResourceGroup", T + "network:VirtualNetwork",
                          T + "network:Subnet", T + "network:NetworkSecurityGroup")
@@ -52,43 +53,9 @@ ROLE, GRANT = T + "authorization:RoleDefinition", T + "authorization:RoleAssignm
 COMMON = {"infra-gen:index:GpuWorkload": 1, RG: 1, VNET: 1, SUBNET: 1, NSG: 1, GROUP: 1,
           ALERT: 1, BUDGET: 2, ROLE: 1, GRANT: 1}
 
-OFF = GuardrailSettings(auto_shutdown_idle_minutes=None, budget_monthly_usd=None, emails=[])
-OFFICE_BERLIN = ScheduleSettings(hours_per_day=10, days_per_week=5, start_hour=9,
-                                 timezone="Europe/Berlin")
-OFFICE_NY = ScheduleSettings(hours_per_day=10, days_per_week=7, start_hour=9,
-                             timezone="America/New_York")
-
-
-def _guardrails(**overrides: Any) -> GuardrailSettings:
-    base = dict(auto_shutdown_idle_minutes=30, gpu_utilization_below=5.0,
-                budget_monthly_usd=1000.0, alert_percent=[50, 80, 100],
-                emails=["ml-oncall@example.com"], schedule=ScheduleSettings())
-    base.update(overrides)
-    return GuardrailSettings(**base)
-
-
-def _plans() -> dict[str, Plan]:
-    return {
-        "single": sample_plan("azure"),
-        "spot-mix": sample_plan("azure", purchase=PurchaseMix(on_demand=1, spot=3)),
-        "reserved-spot": sample_plan(
-            "azure", workload_type="training", instance_type="Standard_NC24ads_A100_v4",
-            accelerator="A100", purchase=PurchaseMix(reserved=2, on_demand=1, spot=3,
-                                                     reserved_term="1y")),
-        "office-vmss": sample_plan("azure", purchase=PurchaseMix(on_demand=1, spot=1),
-                                   guardrails=_guardrails(schedule=OFFICE_BERLIN)),
-        "office-vm": sample_plan("azure", guardrails=_guardrails(schedule=OFFICE_NY)),
-        "off": sample_plan("azure", purchase=PurchaseMix(on_demand=1, spot=1), guardrails=OFF),
-        "h100-spot": sample_plan("azure", workload_type="training",
-                                 instance_type="Standard_ND96isr_H100_v5",
-                                 accelerator="H100", accelerators_per_instance=8,
-                                 purchase=PurchaseMix(spot=2)),
-    }
-
-
 @cache
 def _render(case: str) -> tuple[RenderedResource, ...]:
-    return tuple(render_plan(_plans()[case], OPTS))
+    return tuple(render_plan(plans()[case], OPTS))
 
 
 def _one(case: str, typ: str) -> dict[str, Any]:
@@ -138,7 +105,7 @@ def test_ssh_key_only_and_startup_script_as_custom_and_user_data() -> None:
     assert linux["ssh"]["publicKeys"] == [
         {"path": "/home/azureuser/.ssh/authorized_keys", "keyData": SSH_KEY}]
     assert "adminPassword" not in vm["osProfile"]
-    script = render_startup_script(_plans()["single"], "azure")
+    script = render_startup_script(plans()["single"], "azure")
     assert base64.b64decode(vm["osProfile"]["customData"]).decode() == script
     assert vm["userData"] == vm["osProfile"]["customData"]
 
@@ -183,7 +150,7 @@ def test_reserved_baseline_is_a_capacity_reservation_used_by_the_scale_set() -> 
         "capacityReservationGroup": {"id": "petsnap-train-crg-id"}}
     # Training with local checkpoints every 30 min: keep the disk on eviction.
     assert profile["evictionPolicy"] == "Deallocate"
-    gaps = AzureProvider().unsupported(_plans()["reserved-spot"])
+    gaps = AzureProvider().unsupported(plans()["reserved-spot"])
     assert "reservation-purchase" in gaps and "capacity-reservation-spot" in gaps
 
 
@@ -195,14 +162,6 @@ def test_single_reserved_vm_uses_its_reservation() -> None:
     assert vm["capacityReservation"] == {
         "capacityReservationGroup": {"id": "petsnap-serving-crg-id"}}
     assert next(r.inputs for r in res if r.type == CR)["sku"]["capacity"] == 1
-
-
-def test_checkpoints_synced_to_a_bucket_make_eviction_delete() -> None:
-    plan = sample_plan("azure", workload_type="training", purchase=PurchaseMix(spot=2),
-                       guardrails=_guardrails(checkpoint_minutes=30,
-                                              checkpoint_sync_bucket_url="https://x.blob/ckpt"))
-    assert azure_values.spot_eviction_policy(plan) == "Delete"
-    assert azure_values.spot_eviction_policy(_plans()["reserved-spot"]) == "Deallocate"
 
 
 def test_office_hours_scale_set_gets_weekly_autoscale_profiles() -> None:
@@ -250,8 +209,8 @@ def test_always_on_plans_get_no_schedule_but_spot_sets_hold_capacity() -> None:
         "minimum": "4", "maximum": "4", "default": "4"}}]
     assert hold["targetResourceUri"] == "petsnap-serving-vmss-id"
     # Once autoscale owns the count, Pulumi must not reset it.
-    assert azure_scaleset.ignored_properties(_plans()["spot-mix"]) == ["sku.capacity"]
-    assert azure_scaleset.ignored_properties(_plans()["office-vmss"]) == ["sku.capacity"]
+    assert azure_scaleset.ignored_properties(plans()["spot-mix"]) == ["sku.capacity"]
+    assert azure_scaleset.ignored_properties(plans()["office-vmss"]) == ["sku.capacity"]
     regular_only = sample_plan("azure", purchase=PurchaseMix(on_demand=2))
     assert azure_scaleset.ignored_properties(regular_only) == []
     assert Counter(r.type for r in render_plan(regular_only, OPTS))[AUTOSCALE] == 0
@@ -304,20 +263,12 @@ def test_two_percents_fit_one_budget_and_no_emails_notify_owners() -> None:
     six = azure_budget.notification_batches([10, 20, 30, 40, 50, 60])
     assert [(s, len(b)) for s, b in six] == [("-actual", 5), ("-actual-2", 1),
                                             ("-forecasted", 5), ("-forecasted-2", 1)]
-    plan = sample_plan("azure", guardrails=_guardrails(alert_percent=[80, 100], emails=[]))
+    plan = sample_plan("azure", guardrails=guardrails(alert_percent=[80, 100], emails=[]))
     res = render_plan(plan, OPTS)
     (budget,) = [r.inputs for r in res if r.type == BUDGET]
     assert len(budget["notifications"]) == 4
     assert all(n["contactRoles"] == ["Owner"] for n in budget["notifications"].values())
     assert not [r for r in res if r.type == GROUP]
-
-
-def test_budget_start_date_is_configurable_but_must_be_a_first_of_month() -> None:
-    plan = _plans()["single"]
-    assert azure_budget.budget_start_date(plan) == "2026-10-01T00:00:00Z"
-    assert azure_budget.budget_start_date(plan, "2026-12-01") == "2026-12-01T00:00:00Z"
-    with pytest.raises(RenderError, match="YYYY-MM-01"):
-        azure_budget.budget_start_date(plan, "2026-12-15")
 
 
 def test_guardrails_switched_off_create_no_alert_budget_group_or_role() -> None:
@@ -362,41 +313,12 @@ def _taggable(token: str) -> bool:
 
 @pytest.mark.parametrize("case", ["single", "reserved-spot", "office-vm", "office-vmss"])
 def test_every_taggable_resource_carries_the_cost_tags(case: str) -> None:
-    expected = {**TAGS, "workload": _plans()[case].workload}
+    expected = {**TAGS, "workload": plans()[case].workload}
     azure = [r for r in _render(case) if r.type.startswith(T)]
     tagged = [r for r in azure if _taggable(r.type)]
     assert {r.type for r in azure} - {r.type for r in tagged} <= {SUBNET, BUDGET, ROLE, GRANT}
     for r in tagged:
         assert r.inputs.get("tags") == expected, r.name
-
-
-def test_tags_respect_azure_limits() -> None:
-    with pytest.raises(RenderError, match="without <>%&"):
-        azure_values.azure_tags({"cost/center": "x"})
-    with pytest.raises(RenderError, match="limit 256"):
-        azure_values.azure_tags({"team": "x" * 257})
-    assert azure_values.azure_tags({"b": "1", "a": "2"}) == {"a": "2", "b": "1"}
-
-
-def _sdk_values(module: str, enum: str) -> set[str]:
-    return {e.value for e in getattr(importlib.import_module(f"pulumi_azure_native.{module}"),
-                                     enum)}
-
-
-@pytest.mark.parametrize(("field", "module", "enum"), [
-    ("priority", "compute", "VirtualMachinePriorityTypes"),
-    ("eviction_policy", "compute", "VirtualMachineEvictionPolicyTypes"),
-    ("orchestration_mode", "compute", "OrchestrationMode"),
-    ("budget_time_grain", "consumption", "TimeGrainType"),
-    ("budget_threshold_type", "consumption", "ThresholdType"),
-    ("budget_operator", "consumption", "OperatorType"),
-    ("recurrence_frequency", "monitor", "RecurrenceFrequency"),
-    ("metric_operator", "monitor", "Operator"),
-    ("metric_aggregation", "monitor", "AggregationTypeEnum"),
-])
-def test_documented_value_tables_agree_with_the_sdk_enums(field: str, module: str,
-                                                          enum: str) -> None:
-    assert azure_values.ALLOWED[field] == _sdk_values(module, enum)
 
 
 def test_emitted_enum_values_are_documented() -> None:
@@ -423,26 +345,8 @@ def test_emitted_enum_values_are_documented() -> None:
         azure_values.check("eviction_policy", "Stop")
 
 
-def test_schedule_events_cover_the_week() -> None:
-    # 24 h on 5 days: one continuous run from Monday 09:00 to Saturday 09:00 (the repeated
-    # 09:00 runs on Tuesday-Friday only re-assert the running capacity; no stop in between).
-    always = ScheduleSettings(hours_per_day=24, days_per_week=5, start_hour=9)
-    assert [(e.name, e.days) for e in azure_schedule.scale_events(always)] == [
-        ("run-0900", ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")),
-        ("stop-0900", ("Saturday",))]
-    # 22:00 + 8 h crosses midnight: stops land on the next day, Tuesday to Saturday.
-    night = ScheduleSettings(hours_per_day=8, days_per_week=5, start_hour=22)
-    events = azure_schedule.scale_events(night)
-    assert [(e.name, e.days[0], e.days[-1]) for e in events] == [
-        ("run-2200", "Monday", "Friday"), ("stop-0600", "Tuesday", "Saturday")]
-    assert azure_schedule.daily_shutdown_time(night) == "0600"
-    assert azure_schedule.daily_shutdown_time(
-        ScheduleSettings(hours_per_day=7.5, start_hour=9)) == "1630"
-    assert azure_schedule.scale_events(ScheduleSettings(days_per_week=0)) == []
-
-
 def test_unmapped_time_zone_is_a_clear_error() -> None:
-    plan = sample_plan("azure", guardrails=_guardrails(schedule=ScheduleSettings(
+    plan = sample_plan("azure", guardrails=guardrails(schedule=ScheduleSettings(
         hours_per_day=8, timezone="Asia/Kathmandu")))
     with pytest.raises(RenderError, match="no mapping for 'Asia/Kathmandu'"):
         render_plan(plan, OPTS)
@@ -454,20 +358,7 @@ def test_h100_scale_set_relies_on_image_driver_and_keeps_encryption_at_host() ->
     assert profile["securityProfile"] == {"encryptionAtHost": True}
     assert _one("h100-spot", VMSS)["priorityMixPolicy"] == {
         "baseRegularPriorityCount": 0, "regularPriorityPercentageAboveBase": 0}
-    assert "gpu-driver-extension" in AzureProvider().unsupported(_plans()["h100-spot"])
-
-
-def test_size_tables() -> None:
-    assert azure_values.encryption_at_host_supported("Standard_NC24ads_A100_v4")
-    assert not azure_values.encryption_at_host_supported("Standard_NC6s_v3")
-    assert not azure_values.encryption_at_host_supported("Standard_NC6")
-    assert azure_values.os_disk_storage_type("Standard_NC6") == "StandardSSD_LRS"
-    assert azure_values.os_disk_storage_type("Standard_ND96isr_H100_v5") == "Premium_LRS"
-    assert azure_values.driver_extension_supported("Standard_NV36ads_A10_v5")
-    assert not azure_values.driver_extension_supported("Standard_NC40ads_H100_v5")
-    # Alert windows: smallest documented window covering the idle minutes.
-    assert [azure_values.alert_window(m) for m in (5, 30, 45, 90, 2000)] == [
-        "PT5M", "PT30M", "PT1H", "PT6H", "P1D"]
+    assert "gpu-driver-extension" in AzureProvider().unsupported(plans()["h100-spot"])
 
 
 def test_named_resource_group_subscription_and_image_options() -> None:
@@ -515,7 +406,7 @@ def test_importing_the_provider_does_not_import_the_sdk() -> None:
     assert out.stdout.strip() == "False"
 
 
-def _example_plans() -> list[Plan]:
+def _exampleplans() -> list[Plan]:
     optimizer = pytest.importorskip("infra_gen.optimizer")
     from infra_gen.catalog import load_catalog
     from infra_gen.loading import load_workload
@@ -528,7 +419,7 @@ def _example_plans() -> list[Plan]:
 
 
 def test_every_example_workload_renders_the_shape_its_plan_asks_for() -> None:
-    plans = _example_plans()
+    plans = _exampleplans()
     assert len(plans) == 7
     for plan in plans:
         res = render_plan(plan, OPTS)
@@ -558,37 +449,6 @@ def test_policy_pack_finds_no_mandatory_violation(case: str) -> None:
     resources = [Resource(r.type, r.name, r.inputs, r.urn) for r in _render(case)]
     found = check.check_rendered(resources, None, PolicyConfig(), f"{case}.yaml")
     assert [v for v in found if v.level == "mandatory"] == []
-
-
-@settings(max_examples=200, deadline=None)
-@given(half_hours=st.integers(1, 48), days=st.integers(1, 7), start=st.integers(0, 23))
-def test_scale_events_reproduce_the_weekly_schedule(half_hours: int, days: int,
-                                                    start: int) -> None:
-    """Replaying the profiles (each stays in force until the next begins) gives exactly the
-    workload's running half-hours, checked at every half-hour midpoint of the week."""
-    schedule = ScheduleSettings(hours_per_day=half_hours / 2, days_per_week=days,
-                                start_hour=start)
-    week = azure_schedule.MINUTES_PER_WEEK
-    running = set()
-    for d in range(days):
-        begin = d * 1440 + start * 60
-        running |= {(begin + m) % week for m in range(15, half_hours * 30, 30)}
-    changes = sorted(
-        ((azure_values.WEEKDAYS.index(day) * 1440 + e.hour * 60 + e.minute), e.kind)
-        for e in azure_schedule.scale_events(schedule) for day in e.days)
-    for probe in range(15, week, 30):
-        before = [kind for at, kind in changes if at <= probe] or [changes[-1][1]]
-        assert (before[-1] == "run") == (probe in running), (schedule, probe)
-
-
-def test_unsupported_names_what_azure_cannot_do_for_the_plan() -> None:
-    single = AzureProvider().unsupported(_plans()["single"])
-    assert sorted(single) == ["gpu-utilization-metric"]  # T4 size: driver ext + EAH supported
-    weekdays_vm = sample_plan("azure", guardrails=_guardrails(schedule=OFFICE_BERLIN))
-    assert "scheduled-start" in AzureProvider().unsupported(weekdays_vm)
-    legacy = sample_plan("azure", instance_type="Standard_NC6s_v3", guardrails=OFF)
-    legacy = legacy.model_copy(update={"public_ip": True})
-    assert sorted(AzureProvider().unsupported(legacy)) == ["encryption-at-host", "public-ip"]
 
 
 def test_stack_config_pins_the_budget_start_month() -> None:
