@@ -255,3 +255,26 @@ def test_cli_plan_bad_input_exits_2_with_one_line(args: list[str], message: str)
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_data_gravity_moves_the_choice_to_where_the_data_lives() -> None:
+    # 500 GB in gcp/us-central1, 4 runs a month. AWS is 0.20/h cheaper: 8 h x 0.20 = 1.60 a
+    # run, but moving the data out of GCP costs 500 x 0.08 = 40.00 a run, so GCP wins.
+    aws = offer("a.8", on_demand=10.00)
+    gcp = offer("g-8", cloud="gcp", region="us-central1", on_demand=10.20)
+    data = {"data": {"cloud": "gcp", "region": "us-central1", "size_gb": 500}}
+    w = workload("fine-tuning", placement=data, purchasing={"spot": "never"},
+                 training={"duration_hours": 8, "checkpoint_minutes": 30, "runs_per_month": 4})
+    plan = plan_for(w, aws, gcp)
+    assert plan.recommendation.cloud == "gcp"
+    assert plan.recommendation.per_run_usd == 81.60  # 10.20 x 8
+    [alt] = plan.alternatives
+    assert (alt.cloud, alt.egress_usd_per_run, alt.per_run_usd) == ("aws", 40.00, 120.00)
+    assert alt.monthly_usd == 480.00  # 4 x (80.00 + 40.00)
+
+
+def test_pinned_accelerator_accepts_aliases() -> None:
+    offers = (P4D, offer("g.1", accelerator="L4", gpus=1, on_demand=0.70))
+    pinned = plan_for(workload("dev", placement={"accelerator": "nvidia-a100-40gb"}), *offers)
+    assert pinned.recommendation.accelerator == "A100-40GB"
+    assert plan_for(workload("dev"), *offers).recommendation.accelerator == "L4"
