@@ -5,7 +5,10 @@ Imported only from ``AzureProvider.render``.
 Budget (learn.microsoft.com/rest/api/consumption/budgets/create-or-update):
 - scope ``/subscriptions/<id>/resourceGroups/<rg>``, category Cost, time grain Monthly, amount =
   the workload's monthly budget, filtered on the ``workload`` tag (operator In) so only this
-  workload's spend counts even in a shared resource group;
+  workload's spend counts even in a shared resource group. Implicit children copy tags only at
+  creation (an OS disk takes its VM's tags then, and is not updated when they change:
+  hashicorp/terraform-provider-azurerm#8162), so changing a cost tag later needs the disks
+  re-tagged too, or cost-management tag inheritance (not rendered: it is subscription-wide);
 - notifications Actual and Forecasted at each alert percent (threshold is a percent, 0-1000),
   operator GreaterThan (the API marks EqualTo for deprecation). A budget holds at most five
   notifications (SDK docstring), so 3 percents x 2 types = 6 are split into one budget per
