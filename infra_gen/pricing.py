@@ -13,7 +13,8 @@ prices them for thousands of offers.
 Purchase options:
 - on-demand: instance-hours x on-demand price;
 - spot: instance-hours x spot price, plus expected rework = instance-hours x interruptions per
-  hour x (half the checkpoint interval + restart time). Rework is billed at the spot price for
+  hour x (half the checkpoint interval + restart time), x the number of nodes of a synchronous
+  training job (one reclaimed node rolls them all back). Rework is billed at the spot price for
   runs (the lost work is redone on spot) and at the on-demand price for serving overflow (an
   on-demand replacement covers the gap, seed 002's "on-demand emergency");
 - reserved 1y/3y: billed for every hour of the term, HOURS_PER_MONTH per instance per month,
@@ -173,6 +174,7 @@ class Usage:
     lost_hours: float  # work lost per spot interruption: half a checkpoint interval + restart
     rework_at_on_demand: bool  # serving: an on-demand replacement covers an interruption
     always_on_floor: int  # instances that run every hour of the month
+    gang: int = 1  # instances that lose work when any one is interrupted (synchronous training)
 
 
 def run_usage(profile: Profile, instances: int, run_hours: float) -> Usage:
@@ -188,6 +190,9 @@ def run_usage(profile: Profile, instances: int, run_hours: float) -> Usage:
         instances=instances, floor=instances, floor_hours=monthly, overflow_hours=0.0,
         run_hours=run_hours, lost_hours=lost, rework_at_on_demand=False,
         always_on_floor=instances if monthly >= HOURS_PER_MONTH else 0,
+        # Data/tensor/pipeline-parallel training steps in lock-step: one reclaimed node rolls
+        # every node back to the last checkpoint. Batch instances work independently.
+        gang=instances if profile.is_training else 1,
     )
 
 
@@ -226,7 +231,7 @@ class Hours:
     term: Term | None
     on_demand: float
     spot: float
-    rework: float  # spot instance-hours x lost hours; x interruptions/hour gives rework hours
+    rework: float  # spot instance-hours x lost hours x gang; x interruptions/hour = rework hours
     rework_at_on_demand: bool
 
 
@@ -242,7 +247,7 @@ def monthly_hours(usage: Usage, mix: Mix) -> Hours:
     spot_hours = slot_hours(usage, mix.reserved + mix.on_demand, mix.spot)
     return Hours(
         reserved=float(mix.reserved * HOURS_PER_MONTH), term=mix.term, on_demand=od_hours,
-        spot=spot_hours, rework=spot_hours * usage.lost_hours,
+        spot=spot_hours, rework=spot_hours * usage.lost_hours * usage.gang,
         rework_at_on_demand=usage.rework_at_on_demand,
     )
 
@@ -255,7 +260,8 @@ def run_hours_billed(usage: Usage, mix: Mix, runs_per_month: float) -> Hours:
     spot_hours = mix.spot * run
     return Hours(
         reserved=mix.reserved * reserved_span, term=mix.term, on_demand=mix.on_demand * run,
-        spot=spot_hours, rework=spot_hours * usage.lost_hours, rework_at_on_demand=False,
+        spot=spot_hours, rework=spot_hours * usage.lost_hours * usage.gang,
+        rework_at_on_demand=False,
     )
 
 

@@ -181,3 +181,15 @@ def test_missing_prices_make_a_mix_unpriceable() -> None:
     prices = pricing.prices_of(offer(spot=None))
     assert pricing.price_hours(pricing.monthly_hours(usage, Mix(spot=1)), prices) is None
     assert pricing.hourly_micros(Mix(reserved=1, term="1y"), prices) is None
+
+
+def test_one_reclaimed_node_rolls_back_a_whole_training_job() -> None:
+    # 4 nodes x 10 h on spot, 30-min checkpoints (lost 25 min = 0.41667 h), unknown class 2%/h:
+    # training: 40 instance-h x 0.02 x 0.41667 h x 4 nodes = 1.3333 h of rework x 1.00 = 1.33;
+    # batch (independent instances): 40 x 0.02 x 10/60 h = 0.1333 h -> 0.13.
+    prices = pricing.prices_of(offer(on_demand=3.0, spot=1.0))
+    train = pricing.run_usage(pricing.profile_of(workload("fine-tuning")), 4, 10.0)
+    batch = pricing.run_usage(pricing.profile_of(workload("batch")), 4, 10.0)
+    spot = Mix(spot=4)
+    assert usd(pricing.price_hours(pricing.run_hours_billed(train, spot, 1), prices)) == 41.33
+    assert usd(pricing.price_hours(pricing.run_hours_billed(batch, spot, 1), prices)) == 40.13
