@@ -117,7 +117,8 @@ def plan_assumptions(result: SearchResult) -> list[str]:
         "money summed in integer micro-dollars, rounded half-up to cents only in this plan",
         "reserved 1y/3y are billed every hour of the term (730 h per instance per month)",
         "spot rework = spot instance-hours x interruptions/hour x (checkpoint interval / 2 + "
-        f"{pricing.RESTART_MINUTES} min restart); batch loses only the restart",
+        f"{pricing.RESTART_MINUTES} min restart), x nodes for synchronous training (one "
+        "reclaimed node rolls all back); batch loses only the restart",
         "interruptions/month from the AWS Spot Advisor bucket midpoint (<5%: 2.5%, 5-10%: "
         "7.5%, 10-15%: 12.5%, 15-20%: 17.5%, >20%: 30%); unknown: 2%/hour (seed 002)",
         "serving: the floor (replicas at min_requests_per_second) runs the whole schedule; "
