@@ -113,7 +113,7 @@ _MARKER = re.compile(r"^[a-z][a-z-]*\[.+\]$")
 
 def _clean_loc(loc: tuple[Any, ...]) -> Loc:
     """Drop pydantic's union/function markers (e.g. 'function-after[...]') from a location."""
-    return tuple(p for p in loc if isinstance(p, int) or not _MARKER.match(p))
+    return tuple(p for p in loc if isinstance(p, int) or not _MARKER.fullmatch(p))
 
 
 def _position(document: CommentedMap, loc: Loc) -> tuple[int, int]:
@@ -141,7 +141,7 @@ def _dotted(loc: Loc) -> str:
     """``training.batch_size``, ``placement.clouds[1]``; odd keys quoted: ``model['\\n']``."""
     out = ""
     for part in loc:
-        if isinstance(part, int) or not _PLAIN_KEY.match(part):
+        if isinstance(part, int) or not _PLAIN_KEY.fullmatch(part):
             out += f"[{part!r}]"
         else:
             out += f".{part}" if out else part
