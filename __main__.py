@@ -9,6 +9,8 @@ Stack config (stacks/Pulumi.<stack>.yaml, namespace ``infra-gen``):
     project, billing-account          GCP project and billing account (budget)
     resource-group, subscription-id   Azure resource group and subscription
     ssh-key           an SSH public key for the instances (no inbound rule is opened)
+    azure-budget-start  YYYY-MM-01 start of the Azure budget (default: this month's first day;
+                      Azure rejects a start in the past and never lets it change)
 
 It computes the Plan (no cloud call), logs the cost summary (so `pulumi preview` shows it before
 anything is deployed), renders the plan's cloud inside one ``GpuWorkload`` component and exports
@@ -18,6 +20,7 @@ workload file stops the program with the loader's one-line message before any re
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +42,7 @@ _OPTION_KEYS = {
     "resource-group": "azure_resource_group",
     "subscription-id": "azure_subscription_id",
     "ssh-key": "ssh_public_key",
+    "azure-budget-start": "azure_budget_start",
 }
 
 
@@ -54,7 +58,10 @@ def stack_plan(config: pulumi.Config) -> tuple[Plan, RenderOptions]:
     catalog = load_catalog(_project_path(catalog_path) if catalog_path else None)
     plan = plan_workload(workload, catalog, cloud=config.get("cloud"),
                          region=config.get("region"))
-    options = RenderOptions(**{field: config.get(key) for key, field in _OPTION_KEYS.items()})
+    values = {field: config.get(key) for key, field in _OPTION_KEYS.items()}
+    if values["azure_budget_start"] is None:  # a real deploy: the budget starts this month
+        values["azure_budget_start"] = date.today().replace(day=1).isoformat()
+    options = RenderOptions(**values)
     return plan, options
 
 

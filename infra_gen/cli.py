@@ -349,9 +349,15 @@ def render(
     format_: Annotated[OutputFormat, typer.Option("--format", help="table | json")
                        ] = OutputFormat.table,
     catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog CSV to use.")] = None,
+    ssh_key: Annotated[str | None, typer.Option(
+        "--ssh-key", help="SSH public key (Azure); default: a placeholder for previews.")] = None,
+    gcp_project: Annotated[str | None, typer.Option("--gcp-project", help="GCP project.")] = None,
+    billing_account: Annotated[str | None, typer.Option(
+        "--billing-account", help="GCP billing account; default: a placeholder.")] = None,
 ) -> None:
     """Plan the workload, run the Pulumi program under mocks and print every resource it would
-    create, with its inputs exactly as sent to the engine (no Pulumi CLI, no credentials)."""
+    create, with its inputs exactly as sent to the engine (no Pulumi CLI, no credentials).
+    Stack settings not given here use placeholders, as `infra-gen check` does."""
     from infra_gen.catalog.load import load_catalog
     from infra_gen.loading import load_workload
     from infra_gen.optimizer import plan_workload
@@ -359,9 +365,15 @@ def render(
 
     if cloud is not None and cloud not in CLOUDS:
         fail(f"--cloud: expected one of {' | '.join(CLOUDS)}, got {cloud!r}")
+    from infra_gen.providers.base import PREVIEW_RENDER_OPTIONS
+
     workload = load_workload(file)
     plan_ = plan_workload(workload, load_catalog(catalog), cloud=cloud, region=region)
-    resources = render_plan(plan_)
+    given = {"ssh_public_key": ssh_key, "gcp_project": gcp_project,
+             "gcp_billing_account": billing_account}
+    options = PREVIEW_RENDER_OPTIONS.model_copy(
+        update={k: v for k, v in given.items() if v is not None})
+    resources = render_plan(plan_, options)
     if format_ is OutputFormat.json:
         _emit(resources_json(resources))
         return

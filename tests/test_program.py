@@ -146,3 +146,37 @@ def test_render_cli_bad_input_exits_2(args: list[str]) -> None:
     result = CliRunner().invoke(app, ["render", *args])
     assert result.exit_code == 2
     assert "error:" in result.output and "Traceback" not in result.output
+
+
+def test_azure_budget_starts_this_month_unless_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Azure rejects a budget that starts in a past month, so a real deploy starts it now."""
+    import datetime as dt
+
+    config = {"workload": "stacks/resnet50-inference.yaml", "cloud": "azure",
+              "ssh-key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIProgramTestKeyProgramTestKey00 t"}
+    _, mocks = run_program(config, monkeypatch, _RecordingMocks("eastus"))
+    budget = "azure-native:consumption:Budget"
+    starts = {r.inputs["timePeriod"]["startDate"] for r in mocks.resources if r.type == budget}
+    assert starts == {dt.date.today().replace(day=1).isoformat() + "T00:00:00Z"}
+
+    config["azure-budget-start"] = "2027-03-01"
+    _, mocks = run_program(config, monkeypatch, _RecordingMocks("eastus"))
+    starts = {r.inputs["timePeriod"]["startDate"] for r in mocks.resources if r.type == budget}
+    assert starts == {"2027-03-01T00:00:00Z"}
+
+
+@pytest.mark.parametrize("cloud", ["aws", "gcp", "azure"])
+def test_render_cli_previews_every_cloud_without_stack_settings(cloud: str) -> None:
+    """Offline previews use placeholder stack settings (SSH key, billing account) like check."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "infra_gen", "render", "stacks/llama7b-qlora-finetune.yaml",
+         "--cloud", cloud, "--format", "json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    types = {r["type"] for r in json.loads(result.stdout)["resources"]}
+    budget = {"aws": "aws:budgets/budget:Budget", "gcp": "gcp:billing/budget:Budget",
+              "azure": "azure-native:consumption:Budget"}[cloud]
+    assert budget in types

@@ -22,17 +22,10 @@ from infra_gen.policy.config import PolicyConfig
 from infra_gen.policy.model import Resource, Stack, Violation
 from infra_gen.policy.pricing import PriceBook
 from infra_gen.policy.registry import evaluate, find_facts, with_provider_props
-from infra_gen.providers.base import RenderOptions
+from infra_gen.providers.base import PREVIEW_RENDER_OPTIONS
 
-# Stack settings a real `pulumi up` takes from stack config. No rule reads them; they only let
-# every provider render offline (GCP budgets need a billing account, Azure VMs an SSH key).
-CHECK_RENDER_OPTIONS = RenderOptions(
-    gcp_project="infra-gen-check",
-    gcp_billing_account="000000-000000-000000",
-    ssh_public_key=(
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPolicyCheckPlaceholderKeyNotForLogin00 check"
-    ),
-)
+# Placeholder stack settings so every provider renders offline (see providers/base.py).
+CHECK_RENDER_OPTIONS = PREVIEW_RENDER_OPTIONS
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def budgets(
     if g.budget_monthly_usd is None:
         return []
     scope = group_scope(opts, found)
-    start = budget_start_date(plan, pulumi.Config("infra-gen").get(BUDGET_START_KEY))
+    start = budget_start_date(plan, opts.azure_budget_start)
     keep_start = pulumi.ResourceOptions.merge(
         child, pulumi.ResourceOptions(depends_on=found.depends_on, ignore_changes=["timePeriod"]))
     return [

@@ -35,6 +35,22 @@ class RenderOptions(BaseModel):
     azure_resource_group: str | None = None
     azure_subscription_id: str | None = None
     ssh_public_key: str | None = None
+    # Azure budgets must start in the current month or later; the Pulumi program passes the
+    # first day of this month unless stack config says otherwise. Render/check leave it unset
+    # so their output stays deterministic (the catalog's month is used).
+    azure_budget_start: str | None = None
+
+
+# Stack settings a real `pulumi up` takes from stack config. Offline previews (`render`, `check`)
+# use these placeholders so every provider can render: GCP budgets need a billing account, Azure
+# VMs an SSH key. No policy rule reads them, and they never reach a real deployment.
+PREVIEW_RENDER_OPTIONS = RenderOptions(
+    gcp_project="infra-gen-check",
+    gcp_billing_account="000000-000000-000000",
+    ssh_public_key=(
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPolicyCheckPlaceholderKeyNotForLogin00 check"
+    ),
+)
 
 
 class Provider(Protocol):

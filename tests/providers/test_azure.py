@@ -451,14 +451,9 @@ def test_policy_pack_finds_no_mandatory_violation(case: str) -> None:
     assert [v for v in found if v.level == "mandatory"] == []
 
 
-def test_stack_config_pins_the_budget_start_month() -> None:
-    from pulumi.runtime.config import CONFIG, set_config
-
-    key = "infra-gen:azure-budget-start"
-    set_config(key, "2026-12-01")
-    try:
-        res = render_plan(sample_plan("azure"), OPTS)
-    finally:
-        CONFIG.get().pop(key, None)
+def test_render_option_pins_the_budget_start_month() -> None:
+    """The program passes stack config infra-gen:azure-budget-start (default: this month)."""
+    res = render_plan(sample_plan("azure"), OPTS.model_copy(
+        update={"azure_budget_start": "2026-12-01"}))
     starts = {r.inputs["timePeriod"]["startDate"] for r in res if r.type == BUDGET}
     assert starts == {"2026-12-01T00:00:00Z"}
