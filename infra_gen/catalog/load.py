@@ -142,8 +142,12 @@ def _merge(base: Iterable[Offer], overlay: Iterable[Offer]) -> tuple[Offer, ...]
 def _parse_offers(
     table: _Table, accelerators: dict[str, Accelerator], aliases: dict[str, str]
 ) -> list[Offer]:
+    resolved: dict[str, str | None] = {}  # a catalog names a few accelerators on many rows
+
     def canonical(name: str) -> str | None:
-        return aliases.get(normalize_accelerator_name(name))
+        if name not in resolved:
+            resolved[name] = aliases.get(normalize_accelerator_name(name))
+        return resolved[name]
 
     offers: list[Offer] = []
     seen: dict[tuple[str, str, str, str, int], int] = {}
