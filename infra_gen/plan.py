@@ -50,6 +50,7 @@ class Candidate(_Frozen):
     per_run_usd: float | None  # None for services
     memory_utilization: float
     why: str
+    accelerator_memory_gib: float = 0.0  # per GPU, from the offer (what the chart's bar holds)
     gpus_per_replica: int = 1
     replicas: int = 1
     parallelism: str = "single"
@@ -133,7 +134,9 @@ class CatalogInfo(_Frozen):
 
 
 class Purchase(_Frozen):
-    """A commitment the plan recommends but does not create (irreversible, or no resource)."""
+    """A reserved-price commitment the plan recommends. ``created_by_stack`` is True when
+    ``purchasing.commit`` lets the stack create it (AWS Savings Plan, GCP committed use
+    discount); otherwise a person buys it (always so for Azure Reservations: no resource)."""
 
     cloud: str
     kind: str  # "savings-plan", "committed-use-discount", "azure-reservation", ...
@@ -143,6 +146,7 @@ class Purchase(_Frozen):
     count: int
     monthly_usd: float
     note: str
+    created_by_stack: bool = False
 
 
 class Plan(_Frozen):

@@ -30,7 +30,7 @@ def render_plan_table(plan: Plan) -> str:
     console.print(_guardrails(plan))
     if plan.tco is not None:
         console.print(_tco(plan))
-    for title, lines in (("Purchases to make", [p.note for p in plan.purchases_to_make]),
+    for title, lines in (("Commitments", [p.note for p in plan.purchases_to_make]),
                          ("Warnings", plan.warnings), ("Assumptions", plan.assumptions)):
         if lines:
             console.print(f"[bold]{title}[/bold]")

@@ -26,6 +26,7 @@ from infra_gen.plan import (
     ScheduleSettings,
 )
 from infra_gen.plan_notes import plan_assumptions, plan_warnings
+from infra_gen.sizing import MemoryBreakdown
 from infra_gen.spec import Workload
 
 BUDGET_HEADROOM = 1.2  # default budget: the plan's monthly cost x 1.2 (issue 2's contract)
@@ -56,10 +57,13 @@ def assemble_plan(
         catalog=CatalogInfo(as_of=catalog.as_of.isoformat(), offers=len(catalog.offers),
                             source=catalog.source),
         requirement=RequirementSummary(
-            memory_gib=requirement.memory_gib_per_gpu,
-            memory_gib_unsharded=requirement.memory_gib,
+            # Rounded here, at the edge: the plan is what people and JSON consumers read.
+            memory_gib=MemoryBreakdown(**requirement.memory_gib_per_gpu.rounded()),
+            memory_gib_unsharded=MemoryBreakdown(**requirement.memory_gib.rounded()),
             parallelism=requirement.parallelism, gpus_per_replica=requirement.gpus,
-            gpu_hours_per_run=requirement.gpu_hours_per_run, replicas=requirement.replicas,
+            gpu_hours_per_run=(None if requirement.gpu_hours_per_run is None
+                               else round(requirement.gpu_hours_per_run, 2)),
+            replicas=requirement.replicas,
             replicas_floor=requirement.replicas_floor,
         ),
         recommendation=recommendation,
@@ -108,6 +112,7 @@ def candidate_of(choice: Choice, result: SearchResult, why: str) -> Candidate:
         per_run_usd=None if per_run is None else pricing.to_usd(per_run),
         memory_utilization=round(requirement.memory_utilization, 4),
         why=why,
+        accelerator_memory_gib=offer.accelerator_memory_gib,
         gpus_per_replica=requirement.gpus,
         replicas=requirement.replicas if result.profile.is_inference else 1,
         parallelism=requirement.parallelism,
@@ -243,23 +248,26 @@ _PURCHASE_KIND = {"aws": "savings-plan", "gcp": "committed-use-discount",
 
 
 def purchases_of(workload: Workload, choice: Choice) -> list[Purchase]:
-    """Commitments a person buys: AWS Savings Plans and GCP CUDs unless purchasing.commit lets
-    the stack create them; Azure Reservations always (no Pulumi resource buys one)."""
+    """The reserved-price commitment behind the plan's reserved count. The stack creates it
+    only when purchasing.commit allows and the cloud has a resource for it (AWS Savings Plans,
+    GCP CUDs); Azure Reservations are always bought by hand (no Pulumi resource)."""
     mix, offer = choice.option.mix, choice.offer
     if not mix.reserved or mix.term is None:
         return []
-    if offer.cloud != "azure" and workload.purchasing.commit:
-        return []
+    created = offer.cloud != "azure" and workload.purchasing.commit
     price = pricing.reserved_price(choice.prices, mix.term) or 0
     kind = _PURCHASE_KIND[offer.cloud]
+    what = f"{mix.reserved}x {offer.instance_type} {kind} ({mix.term}) in {offer.region}"
+    note = (f"this stack creates {what} (purchasing.commit: true): irreversible once active"
+            if created else
+            f"buy {what} before deploying: it is irreversible, billed every hour of the term")
+    if offer.reserved_estimated:
+        note += " (price estimated from a documented discount)"
     return [Purchase(
         cloud=offer.cloud, kind=kind, term=mix.term, instance_type=offer.instance_type,
         region=offer.region, count=mix.reserved,
         monthly_usd=pricing.to_usd(price * mix.reserved * pricing.HOURS_PER_MONTH),
-        note=(f"buy {mix.reserved}x {offer.instance_type} {kind} ({mix.term}) in {offer.region} "
-              "before deploying: it is irreversible, billed every hour of the term"
-              + (" (price estimated from a documented discount)"
-                 if offer.reserved_estimated else "")),
+        note=note, created_by_stack=created,
     )]
 
 

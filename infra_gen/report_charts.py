@@ -135,7 +135,8 @@ def _ticks(maximum: float, step: float, to_pixel: float, origin: float,
 # --------------------------------------------------------------------------- memory
 def memory_chart(plan: Plan) -> Chart:
     rec, memory = plan.recommendation, plan.requirement.memory_gib
-    capacity = memory.total / rec.memory_utilization if rec.memory_utilization else 0.0
+    capacity = rec.accelerator_memory_gib or (
+        memory.total / rec.memory_utilization if rec.memory_utilization else 0.0)
     left, top, width, height = 150.0, 30.0, WIDTH - 190.0, 44.0
     maximum, step = nice_max(max(capacity, memory.total))
     scale = width / maximum

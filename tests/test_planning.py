@@ -107,10 +107,16 @@ def test_purchases_to_make_per_cloud_and_commit() -> None:
     assert aws.recommendation.purchase.reserved_term == "3y"
     [buy] = aws.purchases_to_make
     assert (buy.kind, buy.count, buy.monthly_usd) == ("savings-plan", 1, 2920.00)
-    assert _serving_plan("aws", commit=True).purchases_to_make == []
-    assert _serving_plan("gcp", commit=False).purchases_to_make[0].kind == "committed-use-discount"
-    assert _serving_plan("gcp", commit=True).purchases_to_make == []
-    assert _serving_plan("azure", commit=True).purchases_to_make[0].kind == "azure-reservation"
+    assert not buy.created_by_stack and buy.note.startswith("buy 1x ")
+    # With commit the same commitment is listed, and the stack (not a person) creates it.
+    [made] = _serving_plan("aws", commit=True).purchases_to_make
+    assert (made.kind, made.monthly_usd, made.created_by_stack) == ("savings-plan", 2920.00, True)
+    assert made.note.startswith("this stack creates 1x ")
+    gcp_buy = _serving_plan("gcp", commit=False).purchases_to_make[0]
+    assert (gcp_buy.kind, gcp_buy.created_by_stack) == ("committed-use-discount", False)
+    assert _serving_plan("gcp", commit=True).purchases_to_make[0].created_by_stack
+    azure = _serving_plan("azure", commit=True).purchases_to_make[0]
+    assert (azure.kind, azure.created_by_stack) == ("azure-reservation", False)
     assert aws.recommendation.per_run_usd is None
     assert aws.baselines.savings_percent == 60.0  # (7,300 - 2,920) / 7,300
 

@@ -92,17 +92,17 @@ def test_resnet50_markdown_figures_by_hand() -> None:
 def test_llama70b_pretraining_markdown_figures_by_hand() -> None:
     plan = example_plan("llama70b-pretraining")
     md = render_markdown(plan)
-    # 5x Standard_ND96asr_v4 (8x A100-40GB each) on spot at 2.99167 $/h: 14.95835 $/h.
-    # Spot rework at the unknown-class 2%/h, 60-min checkpoints: each interruption loses
-    # 30 + 10 min = 2/3 h, so cost x (1 + 0.02 x 2/3). A month of it:
-    # 14.95835 x 730 x 1.013333 = 11,065.19.
-    assert "5x Standard\\_ND96asr\\_v4 (40x A100-40GB) on **Azure eastus**" in md
-    cells = _row(md, "| $14.96 ")
-    assert cells[:2] == ["$14.96", "**$11,065.19**"]
+    # max_run_hours 720 sizes the cluster: 78x Standard_ND96asr_v4 (8x A100-40GB each) on
+    # spot at 2.99167 $/h = 233.35 $/h. Synchronous training: one reclaimed node rolls all 78
+    # back, so rework = 0.02/h x 78 nodes x (30 + 10 min = 2/3 h) = +104%. One run of
+    # 716.32 h: 233.35026 x 716.32 x (1 + 0.02 x 78 x 2/3) = 340,994 (hours shown rounded).
+    assert "78x Standard\\_ND96asr\\_v4 (624x A100-40GB) on **Azure eastus**" in md
+    cells = _row(md, "| $233.35 ")
+    assert cells[:3] == ["$233.35", "**$340,993.37**", "$340,993.37 (716.3 h)"]
     run_hours = plan.recommendation.run_hours
-    assert run_hours is not None
+    assert run_hours == pytest.approx(716.32)
     assert plan.recommendation.per_run_usd == pytest.approx(
-        14.95835 * run_hours * (1 + 0.02 * 2 / 3), abs=0.5)
+        78 * 2.99167 * run_hours * (1 + 0.02 * 78 * 2 / 3), abs=2.0)
     # One-off training ranks by cost per run, so the deltas are per run.
     assert "vs ★ per run" in md
     assert "#### Warnings" in md and "spot chosen with checkpoints every 60 min" in md
@@ -186,7 +186,8 @@ def test_memory_chart_segments_are_proportional() -> None:
     assert [round(b.width / scale, 3) for b in chart.bars] == [
         round(m.weights, 3), round(m.activations, 3), round(m.overhead, 3)]
     assert chart.bars[1].x == pytest.approx(chart.bars[0].x + chart.bars[0].width)
-    # T4: 1.825 GiB / 0.1141 utilisation = 16.0 GiB of GPU memory behind the bars.
+    # T4: the offer's 16 GiB of GPU memory behind the bars.
+    assert plan.recommendation.accelerator_memory_gib == 16.0
     assert chart.backgrounds[0].width / scale == pytest.approx(16.0, abs=0.01)
 
 
@@ -228,7 +229,8 @@ def test_utilization_chart_without_on_prem_figures_says_so() -> None:
 def test_markdown_tco_section_and_service_per_run() -> None:
     md = render_markdown(example_plan("llama70b-pretraining", tco=True))
     assert "#### Cloud vs on-prem (A100-40GB, per productive GPU-hour)" in md
-    assert re.search(r"\| 100% \| \$0\.38 \| \$1\.53 \| never", md)
+    # 78 spot nodes x 2.99167 x (1 + 104% rework) / 624 GPUs = 0.76; on-prem 1.53 / 0.98 = 1.56
+    assert re.search(r"\| 98% \| \$0\.76 \| \$1\.56 \| never", md)
     assert "TCO: on-prem hardware 18,750 USD/GPU over 3 years" in md
 
 

@@ -209,11 +209,11 @@ COUNT_MARKS = """JSON.stringify({
 CASES: dict[str, dict[str, Any]] = {
     # 70B pre-training on A100s: no KV cache term; on-prem A100 figures exist, so 3 lines;
     # the cloud stays cheaper at 100% (no break-even marker). Bars 3 and 1 are per run:
-    # 207,218.08 / 121,714.43.
+    # 78x ND96amsr_A100_v4 410,867.10 / 78x ND96asr_v4 340,993.37.
     "llama70b-pretraining": {
         "title": "infra-gen plan: foundation-70b-pretrain", "memory": 5, "cost": 5,
         "lines": [11, 11, 11], "markers": 1, "legends": [5, 3, 3],
-        "ratio": 207218.08 / 121714.43,
+        "ratio": 410867.10 / 340993.37,
         "colours": [("weights", "optimizer", "overhead"), ("aws", "azure", "gcp"),
                     ("plan", "on_prem")],
     },

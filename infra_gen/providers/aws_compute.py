@@ -253,11 +253,9 @@ def _group_reservation(
 def savings_plans(ctx: AwsContext) -> list[aws.savingsplans.SavingsPlan]:
     """EC2 Instance Savings Plans for the plan's recommended purchases, ONLY with
     ``purchasing.commit: true``: once active a Savings Plan cannot be cancelled."""
-    if not ctx.plan.commit:
-        return []
     made = []
     for index, purchase in enumerate(ctx.plan.purchases_to_make):
-        if purchase.cloud != "aws" or purchase.kind != "savings-plan":
+        if not (ctx.plan.commit and purchase.created_by_stack) or purchase.kind != "savings-plan":
             continue
         years = 1 if purchase.term == "1y" else 3
         offering = aws.savingsplans.get_offerings_output(

@@ -13,6 +13,7 @@ import re
 
 from infra_gen.errors import RenderError
 from infra_gen.plan import ScheduleSettings
+from infra_gen.pricing import HOURS_PER_MONTH
 
 # Documented values for every enum-like string the provider sets: field -> (values, doc link).
 ALLOWED: dict[str, tuple[frozenset[str], str]] = {
@@ -220,6 +221,7 @@ def iana_zone(timezone: str) -> str:
     return "Etc/UTC" if timezone == "UTC" else timezone
 
 
-def hourly_commitment_usd(monthly_usd: float, hours_per_month: float = 730.0) -> str:
-    """A Savings Plan commitment is USD per hour, as a string with at most 3 decimals."""
-    return f"{math.floor(monthly_usd / hours_per_month * 1000) / 1000:.3f}"
+def hourly_commitment_usd(monthly_usd: float) -> str:
+    """A Savings Plan commitment is USD per hour, as a string with at most 3 decimals; rounded
+    down, so the commitment never exceeds what the plan's reserved capacity uses."""
+    return f"{math.floor(monthly_usd / HOURS_PER_MONTH * 1000) / 1000:.3f}"

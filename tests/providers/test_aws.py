@@ -280,7 +280,8 @@ def _with_purchase(commit: bool) -> Plan:
     plan = sample_plan("aws", purchase=PurchaseMix(reserved=2, on_demand=0, spot=0,
                                                     reserved_term="1y"), commit=commit)
     purchase = Purchase(cloud="aws", kind="savings-plan", term="1y", instance_type="g5.xlarge",
-                        region="us-east-1", count=2, monthly_usd=1022.0, note="test")
+                        region="us-east-1", count=2, monthly_usd=1022.0, note="test",
+                        created_by_stack=commit)
     return plan.model_copy(update={"purchases_to_make": [purchase]})
 
 
@@ -448,3 +449,25 @@ def test_importing_the_provider_does_not_import_the_sdk() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_commit_true_workload_renders_its_savings_plan_end_to_end() -> None:
+    """A real plan (not a hand-built one): ResNet-50 serving reserves its always-on floor, and
+    purchasing.commit: true turns that recommendation into an EC2 Instance Savings Plan."""
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.loading import load_workload
+    from infra_gen.optimizer import plan_workload
+
+    workload = load_workload("stacks/resnet50-inference.yaml")
+    committed = workload.model_copy(update={"purchasing": workload.purchasing.model_copy(
+        update={"commit": True})})
+    plan = plan_workload(committed, load_catalog(), cloud="aws")
+    [purchase] = plan.purchases_to_make
+    assert purchase.kind == "savings-plan" and purchase.created_by_stack
+    savings = one(render_plan(plan), SAVINGS_PLAN)
+    # commitment = the purchase's monthly figure / 730 h, rounded DOWN to a thousandth of a
+    # dollar (never commit more than used): 164.03 / 730 = 0.22470 -> "0.224"
+    assert purchase.monthly_usd == 164.03
+    assert savings["commitment"] == "0.224"
+    uncommitted = plan_workload(workload, load_catalog(), cloud="aws")
+    assert of_type(render_plan(uncommitted), SAVINGS_PLAN) == []
