@@ -102,7 +102,10 @@ def shutdown_script(plan: Plan) -> str:
     """``shutdown-script`` metadata: checkpoint and sync on stop, delete or spot preemption.
 
     GCP runs it on any guest shutdown; on preemption the budget is ~30 s, so the checkpoint
-    command gets the smaller of its deadline and ``PREEMPTION_BUDGET_S``.
+    command gets the smaller of its deadline and ``PREEMPTION_BUDGET_S``. On preemption the
+    spot-interruption handler (startup script) has usually checkpointed already: it records
+    each notice it handled in ``$STATE_DIR/handled-notices``, and then the hook is not run a
+    second time (only the sync, which is idempotent).
     """
     g = plan.guardrails
     preempted_deadline = min(g.checkpoint_deadline_seconds, PREEMPTION_BUDGET_S)
@@ -116,12 +119,17 @@ def shutdown_script(plan: Plan) -> str:
         f'[ "$preempted" = "TRUE" ] && deadline={preempted_deadline}',
         f'logger -t infra-gen "shutdown of {plan.workload}: preempted=$preempted '
         'deadline=${deadline}s"',
+        'handled="${INFRA_GEN_STATE_DIR:-/run/infra-gen-state}/handled-notices"',
     ]
     if g.checkpoint_command:
-        lines.append("# shellcheck disable=SC2016  # the inner bash expands the user's command")
+        lines.append('if [ "$preempted" = "TRUE" ] && [ -s "$handled" ]; then')
+        lines.append('  logger -t infra-gen "preemption already checkpointed by the handler"')
+        lines.append("else")
+        lines.append("  # shellcheck disable=SC2016  # the inner bash expands the user's command")
         lines.append(
-            f'timeout "${{deadline}}s" bash -c {shlex.quote(g.checkpoint_command)} || true'
+            f'  timeout "${{deadline}}s" bash -c {shlex.quote(g.checkpoint_command)} || true'
         )
+        lines.append("fi")
     if g.checkpoint_sync_directory and g.checkpoint_sync_bucket_url:
         src, dst = (
             shlex.quote(g.checkpoint_sync_directory),

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -572,3 +573,28 @@ def test_shutdown_script_is_valid_shell_with_quoted_values() -> None:
     subprocess.run(["bash", "-n"], input=script, text=True, check=True)
     if shutil.which("shellcheck"):
         subprocess.run(["shellcheck", "-"], input=script, text=True, check=True)
+
+
+@pytest.mark.parametrize(("preempted", "handled", "runs_hook"), [
+    ("TRUE", True, False),   # the interruption handler already checkpointed this preemption
+    ("TRUE", False, True),   # the handler missed it (e.g. not yet polled): checkpoint now
+    ("FALSE", True, True),   # a plain stop or delete always checkpoints
+])
+def test_shutdown_script_checkpoints_once_per_preemption(
+    tmp_path: Path, preempted: str, handled: bool, runs_hook: bool,
+) -> None:
+    marker = tmp_path / "checkpointed"
+    g = guardrails(checkpoint_command=f"touch {marker}")
+    script = shutdown_script(sample_plan("gcp", guardrails=g))
+    bin_dir, state = tmp_path / "bin", tmp_path / "state"
+    bin_dir.mkdir()
+    state.mkdir()
+    (bin_dir / "curl").write_text(f"#!/bin/sh\necho {preempted}\n")
+    (bin_dir / "logger").write_text("#!/bin/sh\nexit 0\n")
+    for fake in bin_dir.iterdir():
+        fake.chmod(0o755)
+    if handled:
+        (state / "handled-notices").write_text("preempted TRUE\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "INFRA_GEN_STATE_DIR": str(state)}
+    subprocess.run(["bash", "-c", script], env=env, check=True, timeout=30)
+    assert marker.exists() == runs_hook
