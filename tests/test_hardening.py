@@ -250,6 +250,45 @@ def test_cli_plan_invalid_input_exits_2_with_one_line(case: str, tmp_path: Path)
     assert (str(path) + ":" in lines[0]) or (case == "nothing-fits" and "to fix:" in lines[0])
 
 
+_BAD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10**9, 10**9),
+                        st.floats(allow_nan=True, allow_infinity=True),
+                        st.text(max_size=20), st.lists(st.integers(), max_size=3))
+_PATHS = [("name",), ("type",), ("model", "parameters_b"), ("model", "precision"),
+          ("schedule", "hours_per_day"), ("schedule", "timezone"), ("owner", "team"),
+          ("guardrails", "budget", "emails"), ("placement", "clouds"),
+          ("inference", "input_tokens")]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(_PATHS), value=_BAD_VALUES)
+def test_cli_plan_random_field_values_exit_0_or_2_never_a_traceback(
+    where: tuple[str, ...], value: object, tmp_path: Path,
+) -> None:
+    doc: dict[str, Any] = {
+        "version": 1, "name": "svc", "type": "inference",
+        "owner": {"team": "t", "project": "p", "cost_center": "c"},
+        "model": {"parameters_b": 7, "precision": "bf16"}, "inference": {"input_tokens": 512},
+        "schedule": {"hours_per_day": 12}, "placement": {"clouds": ["aws"]},
+        "guardrails": {"budget": {"emails": ["a@example.com"]}},
+    }
+    node = doc
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    path = tmp_path / "random.yaml"
+    path.write_text(_yaml(doc), "utf-8")
+    done = subprocess.run([sys.executable, "-m", "infra_gen", "plan", str(path), "--format",
+                           "json"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert "Traceback" not in done.stderr
+    if done.returncode == 0:
+        assert '"recommendation"' in done.stdout
+    else:
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1 and "error:" in done.stderr
+
+
 # ---------------------------------------------------------------- catalog robustness
 # tests/catalog/test_load.py covers bad cells (file:line and field), duplicates and headers;
 # tests/catalog/test_refresh.py covers a failed or interrupted refresh leaving the previous
