@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
@@ -216,6 +216,27 @@ def test_zero_hour_week_is_a_clean_error(schedule: str, where: str) -> None:
     with pytest.raises(InfraGenError) as err:
         parse_workload(text, "edge.yaml")
     assert str(err.value).startswith(where + ": expected a schedule of more than 0 hours a week")
+
+
+# No shrinking: each example renders a whole stack, and a failure's example is readable as is.
+@settings(max_examples=10, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(document=workloads(), cloud=st.sampled_from(["aws", "gcp", "azure"]))
+def test_check_at_the_edges_renders_or_fails_cleanly(document: dict[str, Any], cloud: str,
+                                                     tmp_path: Path) -> None:
+    """The whole `check` path (plan, render under mocks on the cloud, policy rules)."""
+    from infra_gen.policy import PolicyConfig
+    from infra_gen.policy.check import check_files
+
+    path = tmp_path / "edge.yaml"
+    path.write_text(_yaml({**document, "placement": {"clouds": [cloud]}}), "utf-8")
+    try:
+        report = check_files([path], PolicyConfig(), jobs=1)
+    except InfraGenError as err:
+        assert "\n" not in str(err)
+        return
+    assert report.checked == 1
+    assert all(v.workload == str(path) and v.policy and v.message for v in report.violations)
 
 
 # ---------------------------------------------------------------- CLI, a real process
