@@ -310,6 +310,20 @@ def test_cli_plan_random_field_values_exit_0_or_2_never_a_traceback(
         assert len(done.stderr.splitlines()) == 1 and "error:" in done.stderr
 
 
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html"])
+def test_cli_plan_in_every_format_imports_no_pulumi(fmt: str) -> None:
+    """tests/test_planning.py checks the table path in process; this checks the real command
+    with the report formats too, from the interpreter's own import log."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "infra_gen", "plan",
+                           str(ROOT / "stacks" / "resnet50-inference.yaml"), "--format", fmt],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")]
+    assert "infra_gen.optimizer" in imported  # the log is real and covers the plan path
+    assert [m for m in imported if m.split(".")[0].startswith("pulumi")] == []
+
+
 # ---------------------------------------------------------------- catalog robustness
 # tests/catalog/test_load.py covers bad cells (file:line and field), duplicates and headers;
 # tests/catalog/test_refresh.py covers a failed or interrupted refresh leaving the previous
