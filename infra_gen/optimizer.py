@@ -12,6 +12,11 @@ Why only some mixes and counts are priced (both are proven, not guessed):
 - counts: a count whose billed hours are all >= those of a smaller count is dropped, since
   prices are non-negative it can never be cheaper (``_prune``).
 
+Deadlines (training.max_run_hours, batch.deadline_hours): every count meets them in compute
+hours; an option with spot must also meet them in expected wall-clock hours, compute plus the
+rework interruptions cause (``pricing.expected_run_hours``). The interruption rate belongs to
+the offer, so that check is made per offer, where options are priced (``_estimates``).
+
 Rank key: expected monthly cost, or per-run cost for one-off training (runs_per_month <= 1),
 plus data egress for the same period. Ties: cloud, region, instance type, catalog order, fewer
 instances, then the least committed mix (on-demand before spot before reserved).
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Protocol
@@ -225,7 +230,8 @@ def _options(
         if capped:
             options += [_option(profile, usage, mix, pure=False)
                         for mix in pricing.every_mix(profile, usage) if mix not in pure]
-    return tuple(sorted(_prune(options), key=lambda o: o.rank))
+    timed = profile.run_limit_hours is not None
+    return tuple(sorted(_prune(options, timed), key=lambda o: o.rank))
 
 
 def _service_usage(profile: Profile, requirement: Requirement, gpus: int) -> Usage:
@@ -241,31 +247,59 @@ def _run_usages(
     workload: Workload, profile: Profile, requirement: Requirement, accelerator: Accelerator,
     gpus: int, sizer: Sizer | ModuleType,
 ) -> list[Usage]:
-    """Counts from the smallest that fits and meets the deadline, plus EXTRA_COUNTS more."""
-    limit = _run_limit_hours(workload)
-    count = max(1, math.ceil(requirement.gpus / gpus))
-    usages: list[Usage] = []
+    """Counts from the smallest that fits and meets the deadline, plus EXTRA_COUNTS more; with
+    a deadline and spot allowed, the same window again for all spot at each interruption rate
+    (spot may need more instances to absorb its rework), so spot is searched as far as
+    on-demand is."""
+    def hours_at(count: int) -> float | None:
+        return sizer.run_hours(workload, requirement, accelerator, count * gpus, count)
+
+    start = max(1, math.ceil(requirement.gpus / gpus))
+    found = _count_window(profile, hours_at, start, 0.0)
+    if profile.run_limit_hours is not None and profile.interruptible:
+        for rate in pricing.INTERRUPTION_RATES:
+            found.update(_count_window(profile, hours_at, start, rate))
+    return [found[count] for count in sorted(found)]
+
+
+def _count_window(
+    profile: Profile, hours_at: Callable[[int], float | None], start: int, rate: float,
+) -> dict[int, Usage]:
+    """The first EXTRA_COUNTS + 1 counts from ``start`` whose run meets the deadline: in
+    compute hours (rate 0), or all spot in expected wall-clock hours at ``rate``."""
+    limit = profile.run_limit_hours
+    count = start
+    usages: dict[int, Usage] = {}
     while count <= MAX_INSTANCES and len(usages) <= EXTRA_COUNTS:
-        hours = sizer.run_hours(workload, requirement, accelerator, count * gpus, count)
-        if hours is not None and hours > 0 and (limit is None or hours <= limit):
-            usages.append(pricing.run_usage(profile, count, hours))
-        elif usages:
+        hours = hours_at(count)
+        if hours is None or hours <= 0:
+            if usages:
+                break
+            count += 1
+            continue
+        usage = pricing.run_usage(profile, count, hours)
+        if limit is None or pricing.expected_run_hours(usage, Mix(spot=count), rate) <= limit:
+            usages[count] = usage
+        elif usages or _rework_alone_too_long(profile, usage, rate, limit):
             break
-        elif limit is not None and hours is not None and hours > limit:
+        else:
             # Jump towards the limit: with scaling efficiency <= 1 no count below
-            # count x hours / limit can meet it, so nothing feasible is skipped.
+            # count x hours / limit can meet it (wall-clock >= compute hours), so nothing
+            # feasible is skipped.
             count = max(count + 1, math.ceil(count * hours / limit))
             continue
         count += 1
     return usages
 
 
-def _run_limit_hours(workload: Workload) -> float | None:
-    if workload.batch is not None:
-        return workload.batch.deadline_hours
-    if workload.training is not None:
-        return workload.training.max_run_hours
-    return None
+def _rework_alone_too_long(profile: Profile, usage: Usage, rate: float, limit: float) -> bool:
+    """Synchronous training on spot: the stall from rework alone, node-hours x rate x lost
+    hours, exceeds the limit. Node-hours never fall as nodes are added (scaling efficiency
+    <= 1) and lost hours are fixed by the checkpoint interval, so no larger count meets it."""
+    fixed_loss = profile.checkpoint_hours is not None
+    gang = usage.gang == usage.instances > 1
+    node_hours = (usage.run_hours or 0.0) * usage.instances
+    return fixed_loss and gang and node_hours * rate * usage.lost_hours > limit
 
 
 def _option(profile: Profile, usage: Usage, mix: Mix, *, pure: bool = True) -> Option:
@@ -277,17 +311,24 @@ def _option(profile: Profile, usage: Usage, mix: Mix, *, pure: bool = True) -> O
     return Option(usage, mix, pricing.monthly_hours(usage, mix), per_run, rank, pure)
 
 
-def _prune(options: list[Option]) -> list[Option]:
+def _prune(options: list[Option], timed: bool) -> list[Option]:
     """Drop an option when another with the same kind of mix bills no more of anything, has
-    no more instances (for max_hourly_usd) and comes first in the tie-break order."""
+    no more instances (for max_hourly_usd) and comes first in the tie-break order.
+
+    ``timed`` (a run deadline): a spot option of another count never drops it. A smaller
+    count bills fewer hours but runs longer, and with spot its expected wall-clock hours
+    depend on each offer's interruption rate, so it may miss the deadline where this one
+    meets it."""
     kept: list[Option] = []
     for option in sorted(options, key=lambda o: o.rank):
-        if not any(_dominates(k, option) for k in kept):
+        if not any(_dominates(k, option, timed) for k in kept):
             kept.append(option)
     return kept
 
 
-def _dominates(a: Option, b: Option) -> bool:
+def _dominates(a: Option, b: Option, timed: bool) -> bool:
+    if timed and a.mix.spot and a.usage.instances != b.usage.instances:
+        return False
     same_kind = (
         a.mix.term == b.mix.term and bool(a.mix.reserved) == bool(b.mix.reserved)
         and bool(a.mix.spot) == bool(b.mix.spot) and bool(a.mix.on_demand) == bool(b.mix.on_demand)
@@ -322,14 +363,15 @@ def _price_all(
     transfers = 1.0 if profile.rank_by_run else pricing.transfers_per_month(profile)
     terms = {key: _terms_of(shape, profile.rank_by_run) for key, shape in shapes.items()}
     pure = {key: tuple(t for t in all_terms if t[6].pure) for key, all_terms in terms.items()}
+    deadline = profile.run_limit_hours
     choices: list[Choice] = []
-    stats = [0, 0, 0]  # priced, unpriceable, too dear
+    stats = [0, 0, 0, 0]  # priced, unpriceable, too dear, spot past the deadline
     for offer in offers:
         key = _shape_key(offer)
         shape = shapes.get(key)
         if shape is None:
             continue
-        best = _best_option(offer, pure[key], terms[key], max_hourly, stats)
+        best = _best_option(offer, pure[key], terms[key], max_hourly, deadline, stats)
         if best is None:
             continue
         cost, option, prices = best
@@ -339,7 +381,7 @@ def _price_all(
         order = (total, offer.cloud, offer.region, offer.instance_type, index)
         choices.append(Choice(total, offer, index, shape, option, prices, order))
     if not choices:
-        raise _pricing_error(profile, stats[1], stats[2], limit)
+        raise _pricing_error(workload, profile, stats, limit)
     return choices, stats[0]
 
 
@@ -361,9 +403,10 @@ def _terms_of(shape: Shape, by_run: bool) -> _Terms:
 
 
 def _best_option(
-    offer: Offer, pure: _Terms, terms: _Terms, max_hourly: int | None, stats: list[int],
+    offer: Offer, pure: _Terms, terms: _Terms, max_hourly: int | None,
+    deadline: float | None, stats: list[int],
 ) -> tuple[int, Option, Prices] | None:
-    estimates = _estimates(offer, pure, stats)
+    estimates = _estimates(offer, pure, stats, deadline)
     if not estimates:
         return None
     prices = pricing.prices_of(offer)
@@ -374,7 +417,7 @@ def _best_option(
     if (pricing.hourly_micros(best[1].mix, prices) or 0) <= max_hourly:
         stats[0] += len(estimates)
         return best  # the unconstrained optimum already respects the cap
-    everything = _estimates(offer, terms, [0, 0, 0])
+    everything = _estimates(offer, terms, [0, 0, 0, 0], deadline)
     kept = [e for e in everything
             if (pricing.hourly_micros(e[2].mix, prices) or 0) <= max_hourly]
     stats[0] += len(kept)
@@ -384,9 +427,10 @@ def _best_option(
 
 def _estimates(
     offer: Offer, terms: Sequence[tuple[float, float, float, float, int, bool, Option, Hours]],
-    stats: list[int],
+    stats: list[int], deadline: float | None,
 ) -> list[tuple[float, Hours, Option]]:
-    """Float USD estimate of every option the offer can price, in option (tie-break) order."""
+    """Float USD estimate of every option the offer can price and, with spot, finish by the
+    deadline at this offer's interruption rate, in option (tie-break) order."""
     od, spot = offer.on_demand_usd_hr, offer.spot_usd_hr
     rate = pricing.interruptions_per_hour(offer.spot_interruption)
     out: list[tuple[float, Hours, Option]] = []
@@ -401,6 +445,10 @@ def _estimates(
         if h_spot:
             if spot is None:
                 stats[1] += 1
+                continue
+            if deadline is not None and pricing.expected_run_hours(
+                    option.usage, option.mix, rate) > deadline:
+                stats[3] += 1
                 continue
             cost += spot * h_spot + (od if at_od else spot) * h_rework * rate
         out.append((cost, hours, option))
@@ -426,12 +474,26 @@ def _exact_best(
 
 
 def _pricing_error(
-    profile: Profile, unpriceable: int, too_dear: int, limit: float | None,
+    workload: Workload, profile: Profile, stats: list[int], limit: float | None,
 ) -> PlanningError:
+    unpriceable, too_dear, stretched = stats[1], stats[2], stats[3]
+    field = "batch.deadline_hours" if workload.batch is not None else "training.max_run_hours"
+    late = "" if not stretched else (
+        f"spot rework stretches every run past {field} {profile.run_limit_hours or 0:g} h "
+        f"({stretched} spot candidate(s) removed: expected wall-clock = run hours x "
+        "(1 + interruptions/hour x lost hours per interruption x nodes rolled back))")
+    if stretched and not too_dear:
+        sooner = ", or checkpoint more often" if workload.is_training else ""
+        return PlanningError(
+            f"no candidate left: {late}; to fix: allow on-demand (purchasing.spot: auto or "
+            f"never) or raise {field}{sooner}"
+        )
     if too_dear:
+        also = f"; {late}" if stretched else ""
         return PlanningError(
             f"no candidate left: guardrails.max_hourly_usd {limit} removed the last {too_dear} "
-            "candidate(s); to fix: raise guardrails.max_hourly_usd or allow cheaper accelerators"
+            f"candidate(s){also}; to fix: raise guardrails.max_hourly_usd or allow cheaper "
+            "accelerators"
         )
     policy = "purchasing.spot always" if profile.spot_only else "purchasing.reserved"
     return PlanningError(

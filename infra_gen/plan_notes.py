@@ -24,6 +24,7 @@ def plan_warnings(
     warnings = list(catalog_warnings(catalog, today))
     warnings += result.notes
     warnings += _spot_warnings(workload, rec)
+    warnings += _deadline_warnings(workload, result)
     warnings += _budget_warnings(workload, rec, guardrails)
     warnings += _reserved_warnings(result, rec)
     warnings += _schedule_warnings(result, rec)
@@ -48,6 +49,25 @@ def _spot_warnings(workload: Workload, rec: Candidate) -> list[str]:
         out.append(f"no published interruption rate for {rec.instance_type} spot in "
                    f"{rec.region}; rework priced at seed 002's pessimistic 2% per hour")
     return out
+
+
+def _deadline_warnings(workload: Workload, result: SearchResult) -> list[str]:
+    """Spot under a deadline: the plan's run_hours are compute hours; say what the rework the
+    price includes does to the clock."""
+    limit = result.profile.run_limit_hours
+    best = result.ranked[0]
+    usage, mix = best.option.usage, best.option.mix
+    if limit is None or not mix.spot or usage.run_hours is None:
+        return []
+    rate = best.prices.interruptions_per_hour
+    wall = pricing.expected_run_hours(usage, mix, rate)
+    field = "batch.deadline_hours" if workload.batch is not None else "training.max_run_hours"
+    return [
+        f"spot under {field} {limit:g} h: one run is expected to take {wall:,.1f} h wall-clock, "
+        f"{usage.run_hours:,.1f} h of compute + {100 * (wall / usage.run_hours - 1):.0f}% "
+        f"rework ({rate:.4g} interruptions/h x {usage.lost_hours:.2f} h lost x {usage.gang} "
+        "node(s) rolled back); that is an average, an unlucky run takes longer"
+    ]
 
 
 def _budget_warnings(
@@ -129,5 +149,12 @@ def plan_assumptions(result: SearchResult) -> list[str]:
         "ranking: expected monthly cost (per-run cost for training with runs_per_month <= 1)",
         "root volume: 100 GiB OS image + published bf16 weights + 2 local training checkpoints",
     ]
+    if result.profile.run_limit_hours is not None:
+        lines.append(
+            "deadline (training.max_run_hours / batch.deadline_hours): every count meets it in "
+            "compute hours (run_hours); with any spot instance the expected wall-clock hours, "
+            "run x (1 + interruptions/hour x lost hours x nodes rolled back), must meet it too; "
+            "a mixed on-demand + spot run counts as all spot (one reclaimed node stalls a gang)"
+        )
     lines += [f"sizing ({best.offer.accelerator}): {a}" for a in best.shape.requirement.assumptions]
     return lines

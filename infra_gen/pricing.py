@@ -53,6 +53,10 @@ INTERRUPTIONS_PER_MONTH: dict[str, float] = {
 # Unknown class (GCP and Azure publish none): seed 002's worked example, "interruption
 # probability per hour is 2%", deliberately pessimistic so unknown risk never looks cheap.
 UNKNOWN_INTERRUPTIONS_PER_HOUR = 0.02
+# Every rate ``interruptions_per_hour`` can return, for searches that must cover each of them.
+INTERRUPTION_RATES: tuple[float, ...] = tuple(sorted(
+    {share / HOURS_PER_MONTH for share in INTERRUPTIONS_PER_MONTH.values()}
+    | {UNKNOWN_INTERRUPTIONS_PER_HOUR}))
 # Time to get a replacement working again: node launch (~1-2 min, seed 002's Karpenter note),
 # image pull and checkpoint load. An assumption, not a measurement.
 RESTART_MINUTES = 10
@@ -114,6 +118,9 @@ class Profile:
     egress_gb: float
     data_cloud: str | None
     data_region: str | None
+    # training.max_run_hours / batch.deadline_hours: compute hours must meet it, and so must
+    # the expected wall-clock hours of a run with spot (``expected_run_hours``).
+    run_limit_hours: float | None = None
 
 
 def profile_of(workload: Workload) -> Profile:
@@ -121,12 +128,15 @@ def profile_of(workload: Workload) -> Profile:
     window = schedule.hours_per_day * schedule.days_per_week * WEEKS_PER_MONTH
     runs: float | None = None
     checkpoint: float | None = None
+    limit: float | None = None
     if workload.training is not None:
         runs = workload.training.runs_per_month
+        limit = workload.training.max_run_hours
         if workload.training.checkpoint_minutes is not None:
             checkpoint = workload.training.checkpoint_minutes / 60
     elif workload.batch is not None:
         runs = workload.batch.runs_per_month
+        limit = workload.batch.deadline_hours
     spot_policy = workload.purchasing.spot
     interruptible = spot_policy != "never" and (
         workload.type in ("batch", "dev", "inference")
@@ -155,6 +165,7 @@ def profile_of(workload: Workload) -> Profile:
         egress_gb=data.size_gb if data is not None else 0.0,
         data_cloud=data.cloud if data is not None else None,
         data_region=data.region if data is not None else None,
+        run_limit_hours=limit,
     )
 
 
@@ -263,6 +274,24 @@ def run_hours_billed(usage: Usage, mix: Mix, runs_per_month: float) -> Hours:
         spot=spot_hours, rework=spot_hours * usage.lost_hours * usage.gang,
         rework_at_on_demand=False,
     )
+
+
+def expected_run_hours(usage: Usage, mix: Mix, interruptions_per_hour: float) -> float:
+    """Expected wall-clock hours of one run: compute hours stretched by the rework spot costs.
+
+    All spot, this is the rework ``run_hours_billed`` charges, as time: each reclaim loses
+    ``lost_hours`` of work on the ``gang`` nodes it rolls back, so a run takes
+    run x (1 + interruptions/hour x lost hours x gang). Any spot instance in a mix stretches
+    the run by that same all-spot fraction: a synchronous gang stalls for every reclaim, and a
+    batch job ends when its slowest instance does (items are not assumed to move between
+    instances). Conservative for a mixed run (its on-demand nodes are never reclaimed), and it
+    keeps feasibility a function of the count and "any spot" only, so the cheapest mix that
+    meets a deadline is still a pure one (``candidate_mixes``' argument holds).
+    """
+    run = usage.run_hours or 0.0
+    if not mix.spot:
+        return run
+    return run * (1 + interruptions_per_hour * usage.lost_hours * usage.gang)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,19 +24,23 @@ Key = tuple[int, str, str, str, int, tuple[int, int, int, str]]
 
 
 # ---------------------------------------------------------------- brute-force reference
-def _counts(w: Workload, sizer: FakeSizer, o: Offer, gpus: int) -> list[tuple[int, float]]:
-    """Every count the search space contains: from the smallest that fits and meets the run
-    limit, EXTRA_COUNTS more (the optimizer's documented space), no pruning."""
-    limit = (w.batch.deadline_hours if w.batch else
-             w.training.max_run_hours if w.training else None)
+def _counts(w: Workload, sizer: FakeSizer, o: Offer, gpus: int,
+            rate: float) -> dict[int, float]:
+    """Every count the search space contains for one rate: from the smallest that fits and
+    meets the run limit (all spot at ``rate``: expected wall-clock hours; rate 0: compute
+    hours), EXTRA_COUNTS more (the optimizer's documented space), no pruning, no jumps."""
+    profile = pricing.profile_of(w)
+    limit = profile.run_limit_hours
     acc = ACCELERATORS[o.accelerator]
-    found: list[tuple[int, float]] = []
+    found: dict[int, float] = {}
     for n in range(max(1, math.ceil(gpus / o.accelerators)), 1025):
         hours = sizer.run_hours(w, sizer.size(w, acc), acc, n * o.accelerators, n)
         assert hours is not None
-        if limit is None or hours <= limit:
-            found.append((n, hours))
-        if len(found) > EXTRA_COUNTS or (found and limit is not None and hours > limit):
+        usage = pricing.run_usage(profile, n, hours)
+        ok = limit is None or pricing.expected_run_hours(usage, Mix(spot=n), rate) <= limit
+        if ok:
+            found[n] = hours
+        if len(found) > EXTRA_COUNTS or (found and not ok):
             break
     return found
 
@@ -55,7 +59,11 @@ def _usages(w: Workload, sizer: FakeSizer, o: Offer) -> list[pricing.Usage]:
     profile = pricing.profile_of(w)
     req = sizer.size(w, ACCELERATORS[o.accelerator])
     if profile.is_run:
-        return [pricing.run_usage(profile, n, h) for n, h in _counts(w, sizer, o, req.gpus)]
+        counts = _counts(w, sizer, o, req.gpus, 0.0)
+        if profile.run_limit_hours is not None and profile.interruptible:
+            for rate in pricing.INTERRUPTION_RATES:  # spot may need more instances
+                counts.update(_counts(w, sizer, o, req.gpus, rate))
+        return [pricing.run_usage(profile, n, counts[n]) for n in sorted(counts)]
     n = pricing.instances_for(req.gpus, req.replicas, o.accelerators)
     floor = (pricing.instances_for(req.gpus, req.replicas_floor, o.accelerators)
              if profile.is_inference else n)
@@ -73,6 +81,15 @@ def _offer_ok(w: Workload, sizer: FakeSizer, o: Offer) -> bool:
             and not (req.gpus > o.accelerators and o.interconnect not in FAST_INTERCONNECTS))
 
 
+def _late(profile: pricing.Profile, usage: pricing.Usage, mix: Mix, o: Offer) -> bool:
+    """Spot that misses the run deadline once rework stretches it: any spot instance stretches
+    the run by run x interruptions/hour x lost hours x gang (pricing.expected_run_hours)."""
+    if not mix.spot or profile.run_limit_hours is None or usage.run_hours is None:
+        return False
+    rate = pricing.interruptions_per_hour(o.spot_interruption)
+    return usage.run_hours * (1 + rate * usage.lost_hours * usage.gang) > profile.run_limit_hours
+
+
 def brute_force(w: Workload, catalog: Catalog, sizer: FakeSizer) -> Key | None:
     profile = pricing.profile_of(w)
     limit = w.guardrails.max_hourly_usd
@@ -84,7 +101,7 @@ def brute_force(w: Workload, catalog: Catalog, sizer: FakeSizer) -> Key | None:
         egress = pricing.egress_micros_per_run(profile, o)
         for usage in _usages(w, sizer, o):
             for mix in _every_mix(usage.instances):
-                if not pricing.mix_allowed(profile, usage, mix):
+                if not pricing.mix_allowed(profile, usage, mix) or _late(profile, usage, mix, o):
                     continue
                 hourly = pricing.hourly_micros(mix, prices)
                 if hourly is None or (limit is not None and hourly > pricing.to_micros(limit)):
@@ -165,7 +182,7 @@ def workloads(draw: Any) -> Workload:
     runs = draw(st.sampled_from([0.5, 1, 4, 30]))
     if kind == "fine-tuning":
         fields["training"] = {"duration_hours": 8, "runs_per_month": runs,
-                              "checkpoint_minutes": draw(st.sampled_from([None, 30])),
+                              "checkpoint_minutes": draw(st.sampled_from([None, 30, 240])),
                               "max_run_hours": draw(st.sampled_from([None, 5.0]))}
     if kind == "batch":
         fields["batch"] = {"items": 1000, "items_per_gpu_second": 1, "runs_per_month": runs,
@@ -180,6 +197,37 @@ def workloads(draw: Any) -> Workload:
 @given(st.lists(offers(), min_size=1, max_size=8), workloads(), requirements(),
        st.floats(0.7, 1.0), st.sampled_from([8.0, 64.0, 400.0]))
 def test_search_finds_the_brute_force_minimum(
+    offer_list: list[Offer], w: Workload, reqs: dict[str, Any], efficiency: float,
+    gpu_hours: float,
+) -> None:
+    sizer = FakeSizer(reqs, gpu_hours=gpu_hours, node_efficiency=efficiency)
+    catalog = make_catalog(*offer_list)
+    assert optimum(w, catalog, sizer) == brute_force(w, catalog, sizer)
+
+
+@st.composite
+def deadline_workloads(draw: Any) -> Workload:
+    """Runs with a deadline that spot may meet in compute hours yet miss once its rework
+    stretches them (long checkpoints, many nodes): the case the general generator rarely hits."""
+    spot = draw(st.sampled_from(["auto", "always"]))
+    fields: dict[str, Any] = {
+        "purchasing": {"spot": spot, "reserved": draw(st.sampled_from(["auto", "none"]))},
+        "guardrails": {"max_hourly_usd": draw(st.one_of(st.none(), st.sampled_from([60, 200])))},
+    }
+    if draw(st.booleans()):
+        return workload("batch", batch={"items": 1000, "items_per_gpu_second": 1,
+                                        "deadline_hours": draw(st.sampled_from([0.3, 3.0]))},
+                        **fields)
+    return workload("fine-tuning", training={
+        "duration_hours": 8, "runs_per_month": draw(st.sampled_from([1, 4])),
+        "checkpoint_minutes": draw(st.sampled_from([30, 240, 600])),
+        "max_run_hours": draw(st.sampled_from([2.0, 5.0, 12.0]))}, **fields)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(offers(), min_size=1, max_size=6), deadline_workloads(), requirements(),
+       st.floats(0.7, 1.0), st.sampled_from([8.0, 64.0, 400.0]))
+def test_search_finds_the_brute_force_minimum_under_a_deadline(
     offer_list: list[Offer], w: Workload, reqs: dict[str, Any], efficiency: float,
     gpu_hours: float,
 ) -> None:
@@ -333,3 +381,60 @@ def test_hourly_cap_can_make_a_split_mix_the_cheapest() -> None:
     best = search(w, catalog, sizer=sizer).ranked[0]
     assert best.option.mix == Mix(reserved=1, term="3y", on_demand=5)
     assert pricing.to_usd(best.key) == 2670.41
+
+
+# ---------------------------------------------------------------- deadlines with spot rework
+def test_expected_run_hours_stretches_spot_runs_by_their_rework() -> None:
+    # The 70B pre-training case the rule exists for: 78 synchronous nodes, 60-min checkpoints
+    # (lost 30 + 10 min = 2/3 h), unknown class 0.02/h: 716.32 x (1 + 0.02 x 2/3 x 78)
+    # = 716.32 x 2.04 = 1,461.29 h, twice the 720 h max_run_hours its compute hours meet.
+    w = workload("training", training={"duration_hours": 8, "checkpoint_minutes": 60})
+    usage = pricing.run_usage(pricing.profile_of(w), 78, 716.32)
+    assert pricing.expected_run_hours(usage, Mix(spot=78), 0.02) == pytest.approx(1461.2928)
+    # One spot node in the gang stalls all of it: a mixed gang counts as all spot.
+    assert pricing.expected_run_hours(usage, Mix(on_demand=77, spot=1), 0.02) == (
+        pricing.expected_run_hours(usage, Mix(spot=78), 0.02))
+    assert pricing.expected_run_hours(usage, Mix(on_demand=78), 0.02) == 716.32
+    # Batch instances are independent (gang 1) and lose only the 10-min restart:
+    # 10 h x (1 + 0.02 x 1/6) = 10.0333 h on any number of instances.
+    batch = pricing.run_usage(pricing.profile_of(workload("batch")), 40, 10.0)
+    assert pricing.expected_run_hours(batch, Mix(spot=40), 0.02) == pytest.approx(10.0 + 0.2 / 6)
+
+
+@pytest.mark.parametrize(("spot_usd", "mix", "per_run_usd"), [
+    # 3 spot: 3 x 3.292181 = 9.876543 h x 4.00 = 39.506173, + rework 9.876543 h x 0.02/h x
+    # 5/12 h x 3 nodes x 4.00 = 0.987654: 40.49 (2 spot would cost 36.15 but runs 4.52 h).
+    (4.0, Mix(spot=3), 40.49),
+    # At 9.00 the 3 spot cost 10.123457 x 9 = 91.11 > 2 on demand: 2 x 4.444444 x 10 = 88.89.
+    (9.0, Mix(on_demand=2), 88.89),
+])
+def test_deadline_counts_spot_rework(spot_usd: float, mix: Mix, per_run_usd: float) -> None:
+    # 64 GPU-hours on 8-GPU nodes, 0.9 per extra node, max_run_hours 4.5, 30-min checkpoints
+    # (an interruption loses 15 + 10 min = 5/12 h), unknown interruption class: 0.02/h.
+    # 2 nodes: 64 / 16 / 0.9 = 4.444444 h <= 4.5 in compute hours, but on spot
+    #   4.444444 x (1 + 0.02 x 5/12 x 2) = 4.518519 h > 4.5: late;
+    # 3 nodes: 64 / 24 / 0.81 = 3.292181 h; on spot x (1 + 0.02 x 5/12 x 3) = 3.374486 h: in time.
+    w = workload("fine-tuning", training={"duration_hours": 8, "checkpoint_minutes": 30,
+                                          "runs_per_month": 1, "max_run_hours": 4.5})
+    catalog = make_catalog(offer(on_demand=10.0, spot=spot_usd))
+    best = search(w, catalog, sizer=FakeSizer({"A100-40GB": requirement()})).ranked[0]
+    assert best.option.mix == mix
+    nodes = mix.total
+    assert best.option.usage.run_hours == pytest.approx(64 / (8 * nodes) / 0.9 ** (nodes - 1))
+    assert pricing.to_usd(best.key) == per_run_usd
+
+
+def test_spot_rework_past_every_deadline_names_it() -> None:
+    # purchasing.spot always, 10-h checkpoints (lost 5 h + 10 min = 31/6 h), perfect scaling:
+    # every count runs 8 node-hours, so the rework stall alone is 8 x 0.02 x 31/6 = 0.83 h,
+    # over the 0.5 h limit whatever the count (16 nodes meet it in compute: 64/128 = 0.5 h).
+    w = workload("fine-tuning", purchasing={"spot": "always"},
+                 training={"duration_hours": 8, "checkpoint_minutes": 600,
+                           "max_run_hours": 0.5})
+    sizer = FakeSizer({"A100-40GB": requirement()}, node_efficiency=1.0)
+    with pytest.raises(PlanningError) as err:
+        search(w, make_catalog(offer(spot=10.0)), sizer=sizer)
+    assert str(err.value).startswith(
+        "no candidate left: spot rework stretches every run past training.max_run_hours 0.5 h")
+    assert "allow on-demand (purchasing.spot: auto or never) or raise training.max_run_hours"\
+        in str(err.value)

@@ -92,20 +92,35 @@ def test_resnet50_markdown_figures_by_hand() -> None:
 def test_llama70b_pretraining_markdown_figures_by_hand() -> None:
     plan = example_plan("llama70b-pretraining")
     md = render_markdown(plan)
-    # max_run_hours 720 sizes the cluster: 78x Standard_ND96asr_v4 (8x A100-40GB each) on
-    # spot at 2.99167 $/h = 233.35 $/h. Synchronous training: one reclaimed node rolls all 78
-    # back, so rework = 0.02/h x 78 nodes x (30 + 10 min = 2/3 h) = +104%. One run of
-    # 716.32 h: 233.35026 x 716.32 x (1 + 0.02 x 78 x 2/3) = 340,994 (hours shown rounded).
-    assert "78x Standard\\_ND96asr\\_v4 (624x A100-40GB) on **Azure eastus**" in md
-    cells = _row(md, "| $233.35 ")
-    assert cells[:3] == ["$233.35", "**$340,993.37**", "$340,993.37 (716.3 h)"]
-    run_hours = plan.recommendation.run_hours
-    assert run_hours == pytest.approx(716.32)
-    assert plan.recommendation.per_run_usd == pytest.approx(
-        78 * 2.99167 * run_hours * (1 + 0.02 * 78 * 2 / 3), abs=2.0)
+    # max_run_hours 720 must hold for the expected wall-clock hours, not just compute hours.
+    # Spot rework, unknown class 0.02/h, 60-min checkpoints (lost 30 + 10 min = 2/3 h), all
+    # nodes of the gang rolled back: wall-clock = run x (1 + 0.02 x 2/3 x nodes).
+    # - 78x Standard_ND96asr_v4 spot (the old pick): 716.32 x (1 + 0.02 x 2/3 x 78) = 1,461 h;
+    #   its rework alone is 78 x 716.32 node-hours x 0.02 x 2/3 = 745 h > 720 at any count.
+    # - 21x p5.48xlarge spot: 716.78 x (1 + 0.02 x 2/3 x 21) = 716.78 x 1.28 = 917 h, late;
+    #   30x: ~523.75 h x 1.40 = 733 h, late; 31x: 508.85 x 1.41333 = 719.2 h <= 720: in time.
+    # 31 x 20.9934 $/h spot = 650.7954 $/h; one run 650.7954 x 508.85 h x 1.41333 = 468,036
+    # (+-4.6 for run_hours shown rounded to 0.01 h); runs_per_month 1, so per month the same.
+    # Runner-up: 145x g6e.12xlarge 3y reserved at 4.4822 = 649.919 $/h x 730 h = 474,440.87.
+    assert "31x p5.48xlarge (248x H100) on **AWS us-east-1**" in md
+    cells = _row(md, "| $650.80 ")
+    assert cells[:3] == ["$650.80", "**$468,038.85**", "$468,038.85 (508.9 h)"]
+    rec = plan.recommendation
+    assert (rec.instances, rec.purchase.spot) == (31, 31)
+    run_hours = rec.run_hours
+    assert run_hours is not None and run_hours == pytest.approx(508.85)
+    assert run_hours * (1 + 0.02 * 2 / 3 * 31) <= 720  # 719.17 h
+    assert rec.per_run_usd == pytest.approx(31 * 20.9934 * run_hours * (1 + 0.02 * 2 / 3 * 31),
+                                            abs=5.0)
+    # On demand every hour: 31 x 98.32 x 730 = 2,224,981.60; saves 1,756,942.75 = 79.0%.
+    assert "| $2,224,981.60 | **79.0%** ($1,756,942.75/month) |" in md
+    assert plan.alternatives[0].instance_type == "g6e.12xlarge"
+    assert plan.alternatives[0].per_run_usd == 474440.87
     # One-off training ranks by cost per run, so the deltas are per run.
     assert "vs ★ per run" in md
     assert "#### Warnings" in md and "spot chosen with checkpoints every 60 min" in md
+    assert ("one run is expected to take 719.2 h wall-clock, 508.9 h of compute + 41% rework"
+            in md)
 
 
 def test_markdown_escapes_user_strings() -> None:
@@ -228,10 +243,13 @@ def test_utilization_chart_without_on_prem_figures_says_so() -> None:
 
 def test_markdown_tco_section_and_service_per_run() -> None:
     md = render_markdown(example_plan("llama70b-pretraining", tco=True))
-    assert "#### Cloud vs on-prem (A100-40GB, per productive GPU-hour)" in md
-    # 78 spot nodes x 2.99167 x (1 + 104% rework) / 624 GPUs = 0.76; on-prem 1.53 / 0.98 = 1.56
-    assert re.search(r"\| 98% \| \$0\.76 \| \$1\.56 \| never", md)
-    assert "TCO: on-prem hardware 18,750 USD/GPU over 3 years" in md
+    assert "#### Cloud vs on-prem (H100, per productive GPU-hour)" in md
+    # 31 spot p5.48xlarge busy 508.85 of 730 h = 70%; 468,038.85 / (508.85 h x 248 GPUs) = 3.71.
+    # On-prem H100: (425,000 / 8 / 3 y + 1.5 x 250,000 / 64 staff) = 23,567.71 USD/GPU/year
+    # / (8,760 h x 0.6971) = 3.86, + 0.7 kW x 1.3 x 0.10 + 0.10 network = 0.191: 4.05.
+    # Break-even: 23,567.71 / (8,760 x (3.71 - 0.191)) = 76%; 3y reserved 42 / 98.32 = 43%.
+    assert re.search(r"\| 70% \| \$3\.71 \| \$4\.05 \| 76% utilisation \| 43% of hours", md)
+    assert "TCO: on-prem hardware 53,125 USD/GPU over 3 years" in md
 
 
 def test_cli_plan_markdown_and_html_to_a_file(tmp_path: Path) -> None:

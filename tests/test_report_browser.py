@@ -207,13 +207,16 @@ COUNT_MARKS = """JSON.stringify({
 
 
 CASES: dict[str, dict[str, Any]] = {
-    # 70B pre-training on A100s: no KV cache term; on-prem A100 figures exist, so 3 lines;
-    # the cloud stays cheaper at 100% (no break-even marker). Bars 3 and 1 are per run:
-    # 78x ND96amsr_A100_v4 410,867.10 / 78x ND96asr_v4 340,993.37.
+    # 70B pre-training on H100s: no KV cache term; on-prem H100 figures exist, so 3 lines;
+    # two marked points: the plan at 70% utilisation (508.85 of 730 h) and the on-prem
+    # break-even at 76% (see test_report's TCO check). Bars 3 and 1 are per run:
+    # 21x a3-highgpu-8g 3y reserved 39.4849 x 21 = 829.1829 $/h x 730 h = 605,303.52 /
+    # 31x p5.48xlarge spot
+    # 31 x 20.9934 $/h x 508.85 h x (1 + 0.02 x 2/3 x 31 rework) = 468,038.85.
     "llama70b-pretraining": {
         "title": "infra-gen plan: foundation-70b-pretrain", "memory": 5, "cost": 5,
-        "lines": [11, 11, 11], "markers": 1, "legends": [5, 3, 3],
-        "ratio": 410867.10 / 340993.37,
+        "lines": [11, 11, 11], "markers": 2, "legends": [5, 3, 3],
+        "ratio": 605303.52 / 468038.85,
         "colours": [("weights", "optimizer", "overhead"), ("aws", "azure", "gcp"),
                     ("plan", "on_prem")],
     },
