@@ -30,9 +30,10 @@ class PriceBook:
         by_type: dict[tuple[str, str], Offer] = {}
         accelerators: dict[str, dict[str, float]] = {}
         for offer in catalog.offers:
-            accelerators.setdefault(offer.cloud, {})[offer.accelerator] = (
-                offer.accelerator_memory_gib
-            )
+            if _planned_by_default(catalog, offer):
+                accelerators.setdefault(offer.cloud, {})[offer.accelerator] = (
+                    offer.accelerator_memory_gib
+                )
             offers.setdefault((offer.cloud, offer.region, offer.instance_type), offer)
             key = (offer.cloud, offer.instance_type)
             # Any region's offer stands in when the stack's region is missing: the cheapest
@@ -70,6 +71,15 @@ class PriceBook:
             if price is not None:
                 return price
         return offer.on_demand_usd_hr
+
+
+def _planned_by_default(catalog: Catalog, offer: Offer) -> bool:
+    """Only accelerators the planner picks unpinned (stock CUDA) are right-sizing suggestions:
+    Trainium, Inferentia or TPUs would mean porting the workload to another SDK."""
+    from infra_gen.placement import DEFAULT_VENDORS
+
+    accelerator = catalog.accelerators.get(offer.accelerator)
+    return accelerator is not None and accelerator.vendor.lower() in DEFAULT_VENDORS
 
 
 def default_price_book() -> PriceBook | None:
