@@ -11,7 +11,8 @@ import io
 from rich.console import Console
 from rich.table import Table
 
-from infra_gen.plan import Candidate, Plan, PurchaseMix
+from infra_gen.plan import Candidate, Plan
+from infra_gen.report_format import mix_text
 
 WIDTH = 120  # fixed so the same plan always prints the same text
 
@@ -37,17 +38,6 @@ def render_plan_table(plan: Plan) -> str:
             for line in lines:
                 console.print(f"  - {line}", soft_wrap=False)
     return buffer.getvalue()
-
-
-def mix_text(mix: PurchaseMix) -> str:
-    parts = []
-    if mix.reserved:
-        parts.append(f"{mix.reserved} reserved {mix.reserved_term}")
-    if mix.on_demand:
-        parts.append(f"{mix.on_demand} on-demand")
-    if mix.spot:
-        parts.append(f"{mix.spot} spot")
-    return " + ".join(parts)
 
 
 def _usd(value: float | None) -> str:
