@@ -238,6 +238,27 @@ def render_max_run(plan: Plan, cloud: str) -> str | None:
     return _render("max_run.sh.j2", **_base(plan, cloud), max_run_hours=_decimal(hours))
 
 
+# GCP gives a preempted VM about 30 s before it stops it; the hook must finish inside that
+# (https://cloud.google.com/compute/docs/instances/spot#preemption-process).
+GCP_PREEMPTION_BUDGET_SECONDS = 25
+
+
+def render_gcp_shutdown_script(plan: Plan) -> str:
+    """GCP ``shutdown-script`` metadata: the checkpoint hook on stop, delete or preemption,
+    skipped on a preemption the interruption handler already handled; then a sync."""
+    guard = plan.guardrails
+    deadline = _whole(guard.checkpoint_deadline_seconds,
+                      "guardrails.interruption.deadline_seconds", 1, 3600)
+    target = _sync_target(plan, "gcp")
+    return _render("gcp_shutdown.sh.j2", **_base(plan, "gcp"),
+                   checkpoint_command=shell_quote(guard.checkpoint_command or ""),
+                   deadline_seconds=deadline,
+                   preempted_deadline_seconds=min(deadline, GCP_PREEMPTION_BUDGET_SECONDS),
+                   metadata_url=ShellText(_METADATA_URLS["gcp"]),
+                   sync_directory=shell_quote(target[0]) if target else "",
+                   bucket_url=shell_quote(target[1]) if target else "")
+
+
 def _max_run_minutes(plan: Plan) -> int:
     """Whole minutes for OnBootSec, rounded up so the run gets at least what it budgeted."""
     return math.ceil((plan.guardrails.max_run_hours or 0) * 60)

@@ -479,6 +479,8 @@ def test_every_script_is_shellcheck_clean(tmp_path: Path, cloud: str) -> None:
         texts = [startup.render_startup_script(plan, cloud), startup.render_watchdog(plan, cloud),
                  startup.render_interruption_handler(plan, cloud),
                  startup.render_checkpoint_sync(plan, cloud), startup.render_max_run(plan, cloud)]
+        if cloud == "gcp":
+            texts.append(startup.render_gcp_shutdown_script(plan))
         for index, text in enumerate(texts):
             path = tmp_path / f"{len(scripts)}-{index}.sh"
             path.write_text(text or "")
@@ -500,3 +502,42 @@ def test_systemd_accepts_the_units(sandbox: Sandbox, cloud: str) -> None:
     done = subprocess.run(["systemd-analyze", "verify", *map(str, units)], capture_output=True,
                           text=True, check=False, env={**os.environ, "SYSTEMD_LOG_LEVEL": "info"})
     assert (done.returncode, done.stderr) == (0, "")
+
+
+# --- GCP shutdown-script ------------------------------------------------------------------------
+
+
+def test_gcp_shutdown_script_quotes_values_and_caps_the_preemption_deadline() -> None:
+    command = "python save.py --tag 'a b'; echo $HOME"
+    plan = full_plan("gcp", checkpoint_command=command)
+    script = startup.render_gcp_shutdown_script(plan)
+    assert f"CHECKPOINT_COMMAND={shlex.quote(command)}\n" in script
+    # 90 s on a plain stop; GCP allows ~30 s after a preemption notice, so 25 s then.
+    assert "DEADLINE_SECONDS=90\n" in script and "DEADLINE_SECONDS=25\n" in script
+    subprocess.run(["bash", "-n"], input=script, text=True, check=True)
+
+
+@pytest.mark.parametrize(("preempted", "handled", "runs_hook"), [
+    ("TRUE", True, False),   # the interruption handler already checkpointed this preemption
+    ("TRUE", False, True),   # the handler missed it (not yet polled): checkpoint now
+    ("FALSE", True, True),   # a plain stop or delete always checkpoints
+])
+def test_gcp_shutdown_runs_the_hook_once_per_preemption(
+    tmp_path: Path, preempted: str, handled: bool, runs_hook: bool,
+) -> None:
+    marker = tmp_path / "checkpointed"
+    script = startup.render_gcp_shutdown_script(
+        full_plan("gcp", checkpoint_command=f"touch {shlex.quote(str(marker))}"))
+    bin_dir, state = tmp_path / "bin", tmp_path / "state"
+    bin_dir.mkdir()
+    state.mkdir()
+    (bin_dir / "curl").write_text(f"#!/bin/sh\necho {preempted}\n")  # the metadata answer
+    (bin_dir / "logger").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "gcloud").write_text("#!/bin/sh\nexit 0\n")
+    for fake in bin_dir.iterdir():
+        fake.chmod(0o755)
+    if handled:
+        (state / "handled-notices").write_text("gcp-preempted\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "INFRA_GEN_STATE_DIR": str(state)}
+    subprocess.run(["bash", "-c", script], env=env, check=True, timeout=30)
+    assert marker.exists() == runs_hook

@@ -15,22 +15,16 @@ Every resource that takes labels gets the cost tags, sanitised by ``gcp_values.g
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from infra_gen.plan import Plan
 from infra_gen.providers import gcp_values as v
 from infra_gen.providers.base import RenderOptions, cost_tags, register
-from infra_gen.startup import render_startup_script
+from infra_gen.startup import render_gcp_shutdown_script, render_startup_script
 
 if TYPE_CHECKING:
     import pulumi
-
-# Spot VMs get about 30 s between the preemption notice and the hard stop
-# (https://cloud.google.com/compute/docs/instances/spot#preemption-process); keep 5 s spare.
-PREEMPTION_BUDGET_S = 25
-
 
 @register
 class GcpProvider:
@@ -52,7 +46,8 @@ class GcpProvider:
             project_number=project.number,
         )
         account = gcp_compute.service_account(ctx)
-        meta = gcp_compute.metadata(plan, render_startup_script(plan, "gcp"), shutdown_script(plan))
+        meta = gcp_compute.metadata(plan, render_startup_script(plan, "gcp"),
+                                     render_gcp_shutdown_script(plan))
         outputs: dict[str, Any] = {"service_account_email": account.email}
         outputs.update(gcp_capacity.render_capacity(ctx, account, meta))
         guardrails = plan.guardrails
@@ -97,45 +92,3 @@ class GcpProvider:
             gaps["checkpoint-sync"] = f"the VM service account gets no access to {url} (not gs://)"
         return gaps
 
-
-def shutdown_script(plan: Plan) -> str:
-    """``shutdown-script`` metadata: checkpoint and sync on stop, delete or spot preemption.
-
-    GCP runs it on any guest shutdown; on preemption the budget is ~30 s, so the checkpoint
-    command gets the smaller of its deadline and ``PREEMPTION_BUDGET_S``. On preemption the
-    spot-interruption handler (startup script) has usually checkpointed already: it records
-    each notice it handled in ``$STATE_DIR/handled-notices``, and then the hook is not run a
-    second time (only the sync, which is idempotent).
-    """
-    g = plan.guardrails
-    preempted_deadline = min(g.checkpoint_deadline_seconds, PREEMPTION_BUDGET_S)
-    lines = [
-        "#!/bin/bash",
-        "# infra-gen shutdown script (GCP runs it on stop, delete and spot preemption)",
-        "set -u",
-        "md=http://metadata.google.internal/computeMetadata/v1/instance/preempted",
-        "preempted=$(curl -sf -H 'Metadata-Flavor: Google' \"$md\" || echo FALSE)",
-        f"deadline={g.checkpoint_deadline_seconds}",
-        f'[ "$preempted" = "TRUE" ] && deadline={preempted_deadline}',
-        f'logger -t infra-gen "shutdown of {plan.workload}: preempted=$preempted '
-        'deadline=${deadline}s"',
-        'handled="${INFRA_GEN_STATE_DIR:-/run/infra-gen-state}/handled-notices"',
-    ]
-    if g.checkpoint_command:
-        lines.append('if [ "$preempted" = "TRUE" ] && [ -s "$handled" ]; then')
-        lines.append('  logger -t infra-gen "preemption already checkpointed by the handler"')
-        lines.append("else")
-        lines.append("  # shellcheck disable=SC2016  # the inner bash expands the user's command")
-        lines.append(
-            f'  timeout "${{deadline}}s" bash -c {shlex.quote(g.checkpoint_command)} || true'
-        )
-        lines.append("fi")
-    if g.checkpoint_sync_directory and g.checkpoint_sync_bucket_url:
-        src, dst = (
-            shlex.quote(g.checkpoint_sync_directory),
-            shlex.quote(g.checkpoint_sync_bucket_url),
-        )
-        lines.append(
-            f'timeout "${{deadline}}s" gcloud storage rsync --recursive {src} {dst} || true'
-        )
-    return "\n".join(lines) + "\n"

@@ -7,12 +7,10 @@ alert after 30 min below 5 % GPU, a $1000 budget alerting at 50/80/100 % to ml-o
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections import Counter
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +19,6 @@ from infra_gen.errors import RenderError
 from infra_gen.plan import GuardrailSettings, Owner, Plan, PurchaseMix, ScheduleSettings
 from infra_gen.providers import gcp_values as v
 from infra_gen.providers.base import RenderOptions, get_provider
-from infra_gen.providers.gcp import shutdown_script
 from infra_gen.providers.gcp_compute import DEFAULT_IMAGE
 from infra_gen.providers.gcp_guardrails import usd_amount
 from infra_gen.render import RenderedResource, render_plan
@@ -559,42 +556,3 @@ def test_importing_the_provider_does_not_import_the_sdk() -> None:
         "assert 'pulumi_gcp' not in sys.modules and 'pulumi' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_shutdown_script_is_valid_shell_with_quoted_values() -> None:
-    g = guardrails(
-        checkpoint_command="python save.py --tag 'a b'; echo $HOME",
-        checkpoint_sync_directory="/opt/ck",
-        checkpoint_sync_bucket_url="gs://b/p",
-    )
-    script = shutdown_script(sample_plan("gcp", guardrails=g))
-    assert "deadline=90" in script and "deadline=25" in script  # 90 s, or 25 s on preemption
-    assert "bash -c 'python save.py --tag '\"'\"'a b'\"'\"'; echo $HOME'" in script
-    subprocess.run(["bash", "-n"], input=script, text=True, check=True)
-    if shutil.which("shellcheck"):
-        subprocess.run(["shellcheck", "-"], input=script, text=True, check=True)
-
-
-@pytest.mark.parametrize(("preempted", "handled", "runs_hook"), [
-    ("TRUE", True, False),   # the interruption handler already checkpointed this preemption
-    ("TRUE", False, True),   # the handler missed it (e.g. not yet polled): checkpoint now
-    ("FALSE", True, True),   # a plain stop or delete always checkpoints
-])
-def test_shutdown_script_checkpoints_once_per_preemption(
-    tmp_path: Path, preempted: str, handled: bool, runs_hook: bool,
-) -> None:
-    marker = tmp_path / "checkpointed"
-    g = guardrails(checkpoint_command=f"touch {marker}")
-    script = shutdown_script(sample_plan("gcp", guardrails=g))
-    bin_dir, state = tmp_path / "bin", tmp_path / "state"
-    bin_dir.mkdir()
-    state.mkdir()
-    (bin_dir / "curl").write_text(f"#!/bin/sh\necho {preempted}\n")
-    (bin_dir / "logger").write_text("#!/bin/sh\nexit 0\n")
-    for fake in bin_dir.iterdir():
-        fake.chmod(0o755)
-    if handled:
-        (state / "handled-notices").write_text("preempted TRUE\n")
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "INFRA_GEN_STATE_DIR": str(state)}
-    subprocess.run(["bash", "-c", script], env=env, check=True, timeout=30)
-    assert marker.exists() == runs_hook
