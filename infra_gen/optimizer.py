@@ -153,7 +153,13 @@ def _size_all(
             continue
         requirements[name] = requirement
         if not requirement.fits:
-            failures.append(f"{name}: does not fit ({requirement.memory_utilization:.0%} memory)")
+            failures.append(f"{name}: {requirement.unfit_reason}" if requirement.unfit_reason
+                            else f"{name}: does not fit ({requirement.memory_utilization:.0%} "
+                            "memory)")
+    latency = sizing.latency_no_fit(workload, list(requirements.values()))
+    if latency:
+        raise PlanningError(f"no candidate left: sizing removed the last {len(offers)} "
+                            f"offer(s): {latency}")
     if not any(r.fits for r in requirements.values()):
         raise PlanningError(
             f"no candidate left: sizing removed the last {len(offers)} offer(s), the workload "

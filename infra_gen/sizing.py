@@ -14,6 +14,7 @@ Pure: no I/O, no Pulumi. The formulas live in ``sizing_memory`` (memory terms an
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -31,7 +32,12 @@ from infra_gen.sizing_memory import (
     unsharded_terms,
 )
 from infra_gen.sizing_parallel import Layout, candidate_layouts, usable_gib
-from infra_gen.sizing_throughput import replicas_for, serving_estimate, training_hours
+from infra_gen.sizing_throughput import (
+    replicas_for,
+    serving_estimate,
+    step_seconds,
+    training_hours,
+)
 from infra_gen.sizing_workload import assumptions_for, sizing_inputs, tokens_per_run
 from infra_gen.spec import Workload
 
@@ -84,6 +90,8 @@ class Requirement(BaseModel):
     usable_memory_gib: float = 0.0  # accelerator memory x safety margin
     ms_per_token: float | None = None  # inference: decode latency at the chosen batch
     batch_per_replica: int | None = None  # inference: concurrent sequences per replica
+    # Why ``fits`` is False when memory fits (the latency target); "" otherwise:
+    unfit_reason: str = ""
 
 
 def _breakdown(terms: Terms) -> MemoryBreakdown:
@@ -96,33 +104,40 @@ def _breakdown(terms: Terms) -> MemoryBreakdown:
     return MemoryBreakdown(**gib, total=sum(gib.values()))
 
 
-def _choose_layout(
+def _fitting_layouts(
     inp: SizingInputs, arch: ModelArch, accelerator: Accelerator
-) -> tuple[Layout, MemoryBreakdown, bool]:
-    """The first layout (fewest GPUs, preferred kind) whose per-GPU total fits the margin."""
+) -> tuple[list[tuple[Layout, MemoryBreakdown]], tuple[Layout, MemoryBreakdown]]:
+    """Every layout whose per-GPU total fits the margin, in preference order (fewest GPUs,
+    preferred kind), and the smallest-memory attempt for when none fits."""
     limit = usable_gib(accelerator)
-    last: tuple[Layout, MemoryBreakdown] | None = None
+    fitting: list[tuple[Layout, MemoryBreakdown]] = []
+    closest: tuple[Layout, MemoryBreakdown] | None = None
     for layout in candidate_layouts(arch, accelerator, inp.training):
         per_gpu = _breakdown(sharded_terms(inp, layout.tp, layout.pp, layout.shards))
         if per_gpu.total <= limit:
-            return layout, per_gpu, True
-        if last is None or per_gpu.total < last[1].total:
-            last = (layout, per_gpu)
-    assert last is not None  # "single" is always a candidate
-    return last[0], last[1], False
+            fitting.append((layout, per_gpu))
+        elif closest is None or per_gpu.total < closest[1].total:
+            closest = (layout, per_gpu)
+    first = fitting[0] if fitting else closest
+    assert first is not None  # "single" is always a candidate
+    return fitting, first
 
 
 def size(workload: Workload, accelerator: Accelerator) -> Requirement:
     """Memory per GPU, GPU count, parallelism, replicas and hours of ``workload`` on one
     accelerator type. Raises SizingError for requests no hardware can satisfy (a sequence
-    longer than the model supports)."""
+    longer than the model supports). Serving with a latency target takes the layout that meets
+    it (see ``_serving_choice``), or does not fit when none does."""
     arch = resolve_arch(workload.model)
     inp = sizing_inputs(workload, arch)
-    layout, per_gpu, fits = _choose_layout(inp, arch, accelerator)
+    fitting, (layout, per_gpu) = _fitting_layouts(inp, arch, accelerator)
+    fits = bool(fitting)
     fields: dict[str, object] = {}
     notes = assumptions_for(workload, arch, inp)
     if workload.type == "inference" and workload.inference is not None:
-        fields = _serving_fields(workload, inp, accelerator, layout.gpus)
+        layout, per_gpu, fields = _serving_choice(workload, inp, accelerator, fitting,
+                                                  (layout, per_gpu))
+        fits = fits and not fields.get("unfit_reason")
     elif workload.type in ("training", "fine-tuning", "batch"):
         fields = _run_fields(workload, inp, accelerator, layout)
     if "latency_note" in fields:
@@ -139,12 +154,53 @@ def size(workload: Workload, accelerator: Accelerator) -> Requirement:
     )
 
 
+_Sized = tuple[Layout, MemoryBreakdown]
+
+
+def _serving_choice(
+    workload: Workload, inp: SizingInputs, accelerator: Accelerator, fitting: list[_Sized],
+    first: _Sized,
+) -> tuple[Layout, MemoryBreakdown, dict[str, object]]:
+    """The serving layout. Without a latency target: the first that fits memory. With one:
+    among the layouts that fit memory and meet the target at batch 1, the one needing the
+    fewest GPUs at peak (GPUs per replica x replicas; ties to the preference order), each
+    replica's batch capped by the target. When memory fits but no layout meets the target
+    even at batch 1, the fastest one is reported with ``unfit_reason``."""
+    assert workload.inference is not None
+    target = workload.inference.latency_target_ms_per_token
+    if target is None or not fitting or inp.arch.kind not in ("decoder", "encoder-decoder"):
+        return first[0], first[1], _serving_fields(workload, inp, accelerator, first[0])
+    scored = []
+    for index, (layout, per_gpu) in enumerate(fitting):
+        fields = _serving_fields(workload, inp, accelerator, layout)
+        if not fields.get("latency_note"):
+            peak = layout.gpus * int(fields["replicas"])  # type: ignore[call-overload]
+            scored.append((peak, index, layout, per_gpu, fields))
+    if scored:
+        _, _, layout, per_gpu, fields = min(scored, key=lambda row: row[:2])
+        return layout, per_gpu, fields
+    fastest, per_gpu = min(fitting, key=lambda row: (_batch1_ms(inp, accelerator, row[0]),
+                                                     row[0].gpus))
+    fields = _serving_fields(workload, inp, accelerator, fastest)
+    fields["unfit_reason"] = (
+        f"inference.latency_target_ms_per_token {target:g} not met: "
+        f"{_batch1_ms(inp, accelerator, fastest):.1f} ms/token at batch 1 on the fastest "
+        f"layout that fits, {fastest.gpus} x {accelerator.name} ({fastest.parallelism})"
+    )
+    return fastest, per_gpu, fields
+
+
+def _batch1_ms(inp: SizingInputs, accelerator: Accelerator, layout: Layout) -> float:
+    return step_seconds(inp, accelerator, layout.tp, 1) * 1000
+
+
 def _serving_fields(
-    workload: Workload, inp: SizingInputs, accelerator: Accelerator, gpus: int
+    workload: Workload, inp: SizingInputs, accelerator: Accelerator, layout: Layout
 ) -> dict[str, object]:
     assert workload.inference is not None
     spec = workload.inference
-    est = serving_estimate(inp, accelerator, gpus, spec.latency_target_ms_per_token)
+    target = spec.latency_target_ms_per_token
+    est = serving_estimate(inp, accelerator, layout.tp, layout.pp, target)
     quiet = spec.requests_per_second if spec.min_requests_per_second is None else (
         spec.min_requests_per_second
     )
@@ -152,10 +208,11 @@ def _serving_fields(
     if floor == 0 and not spec.scale_to_zero:
         floor = 1
     fields: dict[str, object] = {}
-    if not est.latency_met and spec.latency_target_ms_per_token is not None:
+    if not est.latency_met and target is not None:
         fields["latency_note"] = (
-            f"latency target {spec.latency_target_ms_per_token:g} ms/token not met on "
-            f"{gpus} x {accelerator.name}: {est.ms_per_token:.1f} ms/token at batch 1"
+            f"latency target {target:g} ms/token not met on {layout.gpus} x "
+            f"{accelerator.name} ({layout.parallelism}): {est.ms_per_token:.1f} ms/token at "
+            "batch 1"
         )
     return fields | {
         "replicas": replicas_for(spec.requests_per_second, est.requests_per_second_per_replica),
@@ -221,6 +278,9 @@ def explain_no_fit(
     """One line: what the workload needs, the closest attempt, and what would fit instead."""
     from infra_gen.sizing_relax import relaxation_hint
 
+    latency = latency_no_fit(workload, requirements)
+    if latency:
+        return f"{workload.name}: {latency}; {relaxation_hint(workload, accelerators)}"
     best = min(requirements, key=lambda req: req.memory_utilization, default=None)
     need = requirements[0].memory_gib.total if requirements else 0.0
     closest = ""
@@ -234,4 +294,24 @@ def explain_no_fit(
     return (
         f"{workload.name}: no allowed accelerator fits {need:.0f} GiB "
         f"({workload.model.precision}, {workload.type}){closest}; {hint}"
+    )
+
+
+def latency_no_fit(workload: Workload, requirements: list[Requirement]) -> str:
+    """When the latency target, not memory, removed the last accelerators (some fit in memory,
+    none meets the target): the target, the fastest option and what would meet it; "" else."""
+    missed = [req for req in requirements if req.unfit_reason]
+    if not missed or any(req.fits for req in requirements) or workload.inference is None:
+        return ""
+    target = workload.inference.latency_target_ms_per_token or 0.0
+    best = min(missed, key=lambda req: (req.ms_per_token or 0.0, req.gpus, req.accelerator))
+    fastest_ms = best.ms_per_token or 0.0
+    reachable = math.ceil(fastest_ms * 10) / 10  # rounded up so the figure quoted is met
+    return (
+        f"inference.latency_target_ms_per_token {target:g} removed the last accelerators "
+        f"({len(missed)} fit in memory but decode slower); fastest: {best.gpus} x "
+        f"{best.accelerator} ({best.parallelism}) at {fastest_ms:.1f} ms/token at batch 1; to "
+        f"fix: raise inference.latency_target_ms_per_token to at least {reachable:g}, "
+        "use a lower model.precision (fewer bytes read per token), or allow accelerators with "
+        "more memory bandwidth or NVLink for tensor parallelism"
     )

@@ -22,6 +22,7 @@ def option(req: Requirement) -> dict[str, Any]:
         "parallelism": req.parallelism,
         "memory_gib_per_gpu": req.memory_gib_per_gpu.rounded(),
         "fits": req.fits,
+        "unfit_reason": req.unfit_reason,  # the latency target, when memory fits but speed not
         "tensor_parallel": req.tensor_parallel,
         "pipeline_parallel": req.pipeline_parallel,
         "data_parallel": req.data_parallel,

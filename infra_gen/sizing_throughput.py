@@ -16,6 +16,16 @@
 - Decode is memory-bound: one step reads every weight once plus each sequence's KV cache, at
   80% of peak HBM bandwidth (assumed); prefill is compute-bound at 2 x params x input tokens,
   at 50% of dense peak (assumed).
+- Per-token latency of one sequence: tensor parallel degree t splits every weight matrix, so
+  each GPU reads 1/t of the bytes: step = bytes / (t x bandwidth x 80%) + the all-reduces.
+  Megatron-style tensor parallelism does 2 all-reduces per layer per forward (Shoeybi et al.
+  2019, section 3); decode messages are tiny (batch x hidden x 2 bytes), so each costs NCCL's
+  small-message latency floor over NVLink, ~10 us (assumed; the order of nccl-tests'
+  all_reduce_perf latencies for KB-sized messages on NVSwitch hosts). Llama-3-70B: 2 x 80 x
+  10 us = 1.6 ms per token. Pipeline stages run one after another for a given token, so they
+  add no speed to it; they raise throughput instead, with one micro-batch per stage in flight
+  (vLLM's pipeline-parallel virtual engines): p micro-batches of m sequences, each getting a
+  token every step(m).
 """
 
 from __future__ import annotations
@@ -34,6 +44,8 @@ BANDWIDTH_EFFICIENCY = 0.80
 INTRA_NODE_EFFICIENCY = 0.95
 PER_NODE_DOUBLING_EFFICIENCY = 0.92
 QLORA_SLOWDOWN = 1.39
+ALLREDUCES_PER_LAYER = 2
+ALLREDUCE_SECONDS = 10e-6
 
 
 def peak_flops(accelerator: Accelerator, precision: str) -> float:
@@ -86,22 +98,30 @@ def training_hours(
 @dataclass(frozen=True)
 class ServingEstimate:
     requests_per_second_per_replica: float
-    batch: int
-    ms_per_token: float
+    batch: int  # concurrent sequences per replica (p micro-batches of up to batch / p)
+    ms_per_token: float  # token latency of one sequence at that batch
     latency_met: bool
+    ms_per_token_batch1: float = 0.0  # the fastest this replica can decode one sequence
 
 
-def _step_seconds(inp: SizingInputs, accelerator: Accelerator, gpus: int, batch: int) -> float:
-    """One decode step for ``batch`` sequences: weights + their KV caches read once."""
+def tp_comm_seconds(arch: ModelArch, tp: int) -> float:
+    """All-reduce time per token under tensor parallel ``tp`` (none on one GPU)."""
+    return 0.0 if tp <= 1 else ALLREDUCES_PER_LAYER * arch.layers * ALLREDUCE_SECONDS
+
+
+def step_seconds(inp: SizingInputs, accelerator: Accelerator, tp: int, micro_batch: int) -> float:
+    """One sequence's token latency in a micro-batch of ``micro_batch`` sequences: every
+    weight and their KV caches read once, split over ``tp`` GPUs (pipeline stages take their
+    share in turn, so the sum is the whole model), plus tensor-parallel all-reduces."""
     arch = inp.arch
     kv_per_seq = kv_cache_bytes(_with_batch(inp, 1))
-    read = weight_bytes(arch, inp.precision) + batch * kv_per_seq * 0.5  # caches half full avg
-    bandwidth = gpus * accelerator.memory_bandwidth_gb_s * 1e9 * BANDWIDTH_EFFICIENCY
+    read = weight_bytes(arch, inp.precision) + micro_batch * kv_per_seq * 0.5  # half full avg
+    bandwidth = tp * accelerator.memory_bandwidth_gb_s * 1e9 * BANDWIDTH_EFFICIENCY
     memory_s = read / bandwidth
-    compute_s = 2.0 * arch.active_parameters_b * 1e9 * batch / (
-        gpus * peak_flops(accelerator, inp.precision) * PREFILL_MFU
+    compute_s = 2.0 * arch.active_parameters_b * 1e9 * micro_batch / (
+        tp * peak_flops(accelerator, inp.precision) * PREFILL_MFU
     )
-    return max(memory_s, compute_s)
+    return max(memory_s, compute_s) + tp_comm_seconds(arch, tp)
 
 
 def _with_batch(inp: SizingInputs, batch: int) -> SizingInputs:
@@ -115,23 +135,28 @@ def _item_flops(arch: ModelArch, inp: SizingInputs) -> float:
 
 
 def serving_estimate(
-    inp: SizingInputs, accelerator: Accelerator, gpus: int, latency_ms: float | None,
+    inp: SizingInputs, accelerator: Accelerator, tp: int, pp: int, latency_ms: float | None,
 ) -> ServingEstimate:
-    """Requests/s one replica sustains with continuous batching up to ``inp.batch`` sequences,
-    choosing the largest batch whose per-token latency meets ``latency_ms``."""
+    """Requests/s one replica (``tp`` x ``pp`` GPUs) sustains with continuous batching up to
+    ``inp.batch`` sequences, at the largest batch whose token latency meets ``latency_ms``
+    (latency grows with the batch, throughput too). When even batch 1 misses the target, the
+    batch-1 figures come back with ``latency_met`` False."""
     arch = inp.arch
+    gpus = tp * pp
     compute = gpus * peak_flops(accelerator, inp.precision) * PREFILL_MFU
     if arch.kind not in ("decoder", "encoder-decoder"):
         return ServingEstimate(compute / _item_flops(arch, inp), inp.batch, 0.0, True)
     prefill_s = 2.0 * arch.active_parameters_b * 1e9 * inp.input_tokens / compute
+    first = step_seconds(inp, accelerator, tp, 1)
     best = ServingEstimate(0.0, 1, 0.0, False)
     for batch in _batches(inp.batch):
-        step = _step_seconds(inp, accelerator, gpus, batch)
+        step = step_seconds(inp, accelerator, tp, -(-batch // pp))
         met = latency_ms is None or step * 1000 <= latency_ms
         if not met and best.requests_per_second_per_replica > 0:
-            break
+            break  # a larger batch only reads more KV cache per step: slower still
         rps = 1.0 / (prefill_s + inp.output_tokens * step / batch)
-        best = ServingEstimate(rps, batch, step * 1000, met)
+        if rps >= best.requests_per_second_per_replica:
+            best = ServingEstimate(rps, batch, step * 1000, met, first * 1000)
     return best
 
 

@@ -14,6 +14,8 @@ from infra_gen.sizing_memory import (
 )
 from infra_gen.sizing_parallel import GPUS_PER_NODE, MAX_NODES, SAFETY_MARGIN
 from infra_gen.sizing_throughput import (
+    ALLREDUCE_SECONDS,
+    ALLREDUCES_PER_LAYER,
     BANDWIDTH_EFFICIENCY,
     MFU,
     PER_NODE_DOUBLING_EFFICIENCY,
@@ -153,7 +155,17 @@ def _serving_notes(workload: Workload, inp: SizingInputs) -> list[str]:
             "chunk + fp32 last-token logits",
             f"decode memory-bound at {BANDWIDTH_EFFICIENCY:.0%} of HBM bandwidth; prefill "
             "compute-bound at 50% of dense peak",
+            f"token latency: bytes read / (tensor-parallel degree x HBM bandwidth x "
+            f"{BANDWIDTH_EFFICIENCY:.0%}) + {ALLREDUCES_PER_LAYER} all-reduces per layer x "
+            f"{ALLREDUCE_SECONDS * 1e6:g} us when tensor parallel; pipeline stages add "
+            "throughput, not speed",
         ]
+        target = workload.inference.latency_target_ms_per_token if workload.inference else None
+        if target is not None:
+            notes.append(f"latency target {target:g} ms/token: the layout that meets it at "
+                         "batch 1 with the fewest GPUs at peak (per replica x replicas), batch "
+                         "per replica capped by it; no such layout: the accelerator does not "
+                         "fit")
     if workload.type == "batch":
         notes.append("batch hours: items / (items_per_gpu_second x GPUs)")
     return notes

@@ -27,6 +27,7 @@ ACCELERATORS: dict[str, Accelerator] = {
         _acc("T4", 16, 320, None, 65, None, 130, "PCIe3"),
         _acc("L4", 24, 300, 121, 121, 242, 242, "PCIe4"),
         _acc("A10G", 24, 600, 70, 70, None, None, "PCIe4"),
+        _acc("L40S", 48, 864, 362, 362, 733, 733, "PCIe4"),
         _acc("A100-40GB", 40, 1555, 312, 312, None, 624, "NVLink3"),
         _acc("A100-80GB", 80, 2039, 312, 312, None, 624, "NVLink3"),
         _acc("H100", 80, 3350, 989, 989, 1979, 1979, "NVLink4"),

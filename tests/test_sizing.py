@@ -120,7 +120,12 @@ def test_serving_70b_uses_tensor_parallel_on_nvlink_and_pipeline_on_pcie() -> No
     assert on_h100.min_gpus_per_node == 2 and on_h100.needs_nvlink
     on_l4 = size(w, L4)  # PCIe only: never tensor parallel
     assert on_l4.parallelism == "pipeline" and on_l4.tensor_parallel == 1
-    assert not on_l4.needs_nvlink and on_l4.fits
+    # Memory fits on L4s in pipeline, but the 60 ms/token target does not: every token reads
+    # ~72.7e9 B of fp8 weights (+16-bit embeddings) at 300 GB/s x 0.8 = ~303 ms >> 60 ms, and
+    # pipeline stages run in turn, so more L4s do not make one token faster.
+    assert not on_l4.needs_nvlink and not on_l4.fits
+    assert on_l4.memory_gib_per_gpu.total <= on_l4.usable_memory_gib
+    assert "latency_target_ms_per_token 60 not met" in on_l4.unfit_reason
     # fp8 weights ~68 GiB cannot fit 2 L4s (2 x 21.6 GiB usable)
     assert on_l4.gpus >= 4
 
@@ -218,14 +223,27 @@ def test_decode_latency_and_replicas_by_hand() -> None:
 
 
 def test_batching_raises_throughput_and_latency_target_caps_it() -> None:
+    # Llama-2-7B bf16 (13.48e9 B), KV 524,288 B/token x 768 tokens = 402.7 MB per sequence,
+    # read half full on average (201.3 MB). H100: 3350 GB/s x 0.8 = 2680 GB/s per GPU.
     loose = size(serve({"name": "llama-2-7b"}, requests_per_second=20, max_concurrency=64), H100)
+    assert (loose.gpus, loose.batch_per_replica) == (1, 64)
+    # batch 64 on 1 GPU: (13.48e9 + 64 x 201.3e6) / 2680e9 = 9.84 ms/token
+    assert loose.ms_per_token == pytest.approx((13.48e9 + 64 * 201_326_592) / 2680e9 * 1000)
     tight = size(serve({"name": "llama-2-7b"}, requests_per_second=20, max_concurrency=64,
                        latency_target_ms_per_token=6), H100)
-    assert loose.batch_per_replica == 64
-    assert tight.batch_per_replica is not None and tight.batch_per_replica < 64
-    assert tight.ms_per_token is not None and tight.ms_per_token <= 6
-    assert tight.replicas >= loose.replicas
+    # 6 ms on 1 GPU caps the batch at 8 (16 would take (13.48 + 3.22)e9 / 2680e9 = 6.23 ms):
+    # 1 / (13.96 ms prefill + 256 x 5.63 ms / 8) = 5.1 rps -> 4 replicas = 4 GPUs.
+    # TP=2 meets 6 ms at batch 64: 26.36e9 / 5360e9 = 4.92 ms + 2 x 32 layers x 10 us = 5.56 ms;
+    # 1 / (6.98 ms + 256 x 5.56 ms / 64) = 34 rps -> 1 replica = 2 GPUs: fewer GPUs, chosen.
+    assert (tight.gpus, tight.tensor_parallel, tight.replicas) == (2, 2, 1)
+    assert tight.batch_per_replica == 64
+    assert tight.ms_per_token == pytest.approx(
+        (13.48e9 + 64 * 201_326_592) / 5360e9 * 1000 + 0.64)
+    assert tight.gpus * tight.replicas >= loose.gpus * loose.replicas
+    # 1 ms is out of reach: TP=8 reads 13.48e9 / (8 x 2680e9) = 0.63 ms + 0.64 ms all-reduces.
     impossible = size(serve({"name": "llama-2-7b"}, latency_target_ms_per_token=1), H100)
+    assert not impossible.fits and "latency_target_ms_per_token 1 not met" in (
+        impossible.unfit_reason)
     assert any("latency target 1 ms/token not met" in a for a in impossible.assumptions)
 
 
