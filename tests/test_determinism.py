@@ -138,3 +138,22 @@ def test_render_repeated_in_one_process_is_identical() -> None:
                          cloud="aws")
     first = resources_json(render_plan(plan, CHECK_RENDER_OPTIONS))
     assert first == resources_json(render_plan(plan, CHECK_RENDER_OPTIONS))
+
+
+def test_plan_json_does_not_depend_on_where_the_catalog_file_sits(tmp_path: Path) -> None:
+    """The same catalog in two directories (two checkouts, two CI machines) gives one plan."""
+    import shutil
+
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.loading import load_workload
+    from infra_gen.optimizer import plan_workload
+
+    workload = load_workload(Path("stacks/resnet50-inference.yaml"))
+    plans = []
+    for where in ("a", "b/c"):
+        target = tmp_path / where / "catalog.csv"
+        target.parent.mkdir(parents=True)
+        shutil.copy("tests/golden/catalog.csv", target)
+        plans.append(plan_workload(workload, load_catalog(target)).to_json())
+    assert plans[0] == plans[1]
+    assert '"source": "catalog.csv"' in plans[0]

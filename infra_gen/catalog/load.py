@@ -107,11 +107,13 @@ def _load_cached(path: str, mtime_ns: int) -> Catalog:
     builtin = _load_cached(str(BUILTIN_OFFERS), _mtime(BUILTIN_OFFERS))
     merged = _merge(builtin.offers, offers)
     return Catalog(min(as_of, builtin.as_of), accelerators, merged,
-                   f"{path} (extends built-in)", aliases)
+                   f"{_source_name(path)} (extends built-in)", aliases)
 
 
 def _source_name(path: str) -> str:
-    return "built-in" if path == str(BUILTIN_OFFERS) else path
+    """The catalog's name in plans and warnings: the file name, not where it sits, so a plan's
+    JSON is the same on every machine and in every checkout (determinism)."""
+    return "built-in" if path == str(BUILTIN_OFFERS) else Path(path).name
 
 
 def _as_of(table: _Table, offers: list[Offer]) -> dt.date:
