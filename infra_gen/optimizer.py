@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Sequence
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from infra_gen import pricing, sizing
 from infra_gen.catalog.models import Accelerator, Catalog, Offer
@@ -123,7 +124,7 @@ def search(
     shapes = _shapes(workload, catalog, offers, requirements, profile, sizer)
     position = {id(o): i for i, o in enumerate(catalog.offers)}
     ranked, priced = _price_all(workload, offers, shapes, profile, position)
-    ranked.sort(key=_order)
+    ranked.sort(key=_ORDER)
     return SearchResult(
         profile=profile, ranked=ranked,
         requirements={k: r for k, r in requirements.items() if r.fits},
@@ -131,8 +132,7 @@ def search(
     )
 
 
-def _order(choice: Choice) -> tuple[int, str, str, str, int]:
-    return choice.order
+_ORDER = operator.attrgetter("order")  # sort key of ranked choices (C, not a Python call)
 
 
 def _size_all(
@@ -367,13 +367,14 @@ def _price_all(
     limit = workload.guardrails.max_hourly_usd
     max_hourly = None if limit is None else pricing.to_micros(limit)
     transfers = 1.0 if profile.rank_by_run else pricing.transfers_per_month(profile)
+    egress_free = not profile.egress_gb  # no data to move: skip the per-offer egress lookup
     terms = {key: _terms_of(shape, profile.rank_by_run) for key, shape in shapes.items()}
-    pure = {key: tuple(t for t in all_terms if t[6].pure) for key, all_terms in terms.items()}
+    pure = {key: tuple(t for t in all_terms if t.option.pure) for key, all_terms in terms.items()}
     deadline = profile.run_limit_hours
     choices: list[Choice] = []
     stats = [0, 0, 0, 0]  # priced, unpriceable, too dear, spot past the deadline
     for offer in offers:
-        key = _shape_key(offer)
+        key = (offer.accelerator, offer.accelerators, offer.interconnect in FAST_INTERCONNECTS)
         shape = shapes.get(key)
         if shape is None:
             continue
@@ -381,8 +382,11 @@ def _price_all(
         if best is None:
             continue
         cost, option, prices = best
-        egress = pricing.egress_micros_per_run(profile, offer)
-        total = cost + (egress if transfers == 1.0 else round(egress * transfers))
+        if egress_free:
+            total = cost
+        else:
+            egress = pricing.egress_micros_per_run(profile, offer)
+            total = cost + (egress if transfers == 1.0 else round(egress * transfers))
         index = position[id(offer)]
         order = (total, offer.cloud, offer.region, offer.instance_type, index)
         choices.append(Choice(total, offer, index, shape, option, prices, order))
@@ -392,55 +396,81 @@ def _price_all(
 
 
 FLOAT_SLACK_USD = 1e-5
-_Terms = tuple[tuple[float, float, float, float, int, bool, Option, Hours], ...]
+_RATES = pricing.INTERRUPTIONS_PER_HOUR_BY_CLASS
 # Options are priced in two passes under max_hourly_usd: the pure mixes first; only when the
 # cheapest of them breaks the cap are the splits priced (the unconstrained optimum is pure).
 
 
-def _terms_of(shape: Shape, by_run: bool) -> _Terms:
-    """Per option: hours at on-demand, spot, rework, reserved; term (0 none, 1 = 1y, 3 = 3y)."""
+class _Term(NamedTuple):
+    """One option's figures, unpacked once per shape so the per-offer loops read locals only
+    (a tuple: unpacking it is the cheapest access Python has)."""
+
+    on_demand_h: float  # billed hours at each price (the period ranked: a month or a run)
+    spot_h: float
+    rework_h: float
+    reserved_h: float
+    term: int  # 0 none, 1 = 1y, 3 = 3y (which reserved price the hours use)
+    rework_at_on_demand: bool
+    option: Option
+    hours: Hours
+    on_demand_n: int  # instances by purchase option, for the hourly cap (pricing.hourly_micros)
+    spot_n: int
+    reserved_n: int
+    mix_term: int  # mix.term as ``term``; 0 when the mix has none
+    run_h: float  # usage.run_hours or 0.0, lost hours and gang: pricing.expected_run_hours
+    lost_h: float
+    gang: int
+
+
+def _terms_of(shape: Shape, by_run: bool) -> tuple[_Term, ...]:
     out = []
     for option in shape.options:
         hours = option.per_run if by_run and option.per_run is not None else option.monthly
         term = 0 if not hours.reserved else (1 if hours.term == "1y" else 3)
-        out.append((hours.on_demand, hours.spot, hours.rework, hours.reserved, term,
-                    hours.rework_at_on_demand, option, hours))
+        mix, usage = option.mix, option.usage
+        mix_term = {"1y": 1, "3y": 3}.get(mix.term or "", 0)
+        out.append(_Term(hours.on_demand, hours.spot, hours.rework, hours.reserved, term,
+                         hours.rework_at_on_demand, option, hours, mix.on_demand, mix.spot,
+                         mix.reserved, mix_term, usage.run_hours or 0.0, usage.lost_hours,
+                         usage.gang))
     return tuple(out)
 
 
 def _best_option(
-    offer: Offer, pure: _Terms, terms: _Terms, max_hourly: int | None,
+    offer: Offer, pure: tuple[_Term, ...], terms: tuple[_Term, ...], max_hourly: int | None,
     deadline: float | None, stats: list[int],
 ) -> tuple[int, Option, Prices] | None:
-    estimates = _estimates(offer, pure, stats, deadline)
+    rate = _RATES[offer.spot_interruption]
+    estimates, cheapest = _estimates(offer, pure, stats, deadline, rate)
     if not estimates:
         return None
     prices = pricing.prices_of(offer)
-    best = _exact_best(estimates, prices)
+    best = _exact_best(estimates, cheapest, prices)
     if max_hourly is None or best is None:
         stats[0] += len(estimates)
         return best
     if (pricing.hourly_micros(best[1].mix, prices) or 0) <= max_hourly:
         stats[0] += len(estimates)
         return best  # the unconstrained optimum already respects the cap
-    everything = _estimates(offer, terms, [0, 0, 0, 0], deadline)
-    kept = [e for e in everything
-            if (pricing.hourly_micros(e[2].mix, prices) or 0) <= max_hourly]
+    kept, cheapest, too_dear = _estimates_under_cap(
+        offer, terms, deadline, rate, prices, max_hourly)
     stats[0] += len(kept)
-    stats[2] += len(everything) - len(kept)
-    return _exact_best(kept, prices) if kept else None
+    stats[2] += too_dear
+    return _exact_best(kept, cheapest, prices) if kept else None
 
 
 def _estimates(
-    offer: Offer, terms: Sequence[tuple[float, float, float, float, int, bool, Option, Hours]],
-    stats: list[int], deadline: float | None,
-) -> list[tuple[float, Hours, Option]]:
+    offer: Offer, terms: tuple[_Term, ...], stats: list[int], deadline: float | None,
+    rate: float,
+) -> tuple[list[tuple[float, Hours, Option]], float]:
     """Float USD estimate of every option the offer can price and, with spot, finish by the
-    deadline at this offer's interruption rate, in option (tie-break) order."""
+    deadline at this offer's interruption rate, in option (tie-break) order; and the
+    cheapest estimate."""
     od, spot = offer.on_demand_usd_hr, offer.spot_usd_hr
-    rate = pricing.interruptions_per_hour(offer.spot_interruption)
     out: list[tuple[float, Hours, Option]] = []
-    for h_od, h_spot, h_rework, h_res, term, at_od, option, hours in terms:
+    cheapest = math.inf
+    for (h_od, h_spot, h_rework, h_res, term, at_od, option, hours,
+         _, _, _, _, run, lost, gang) in terms:
         cost = od * h_od
         if h_res:
             price = offer.reserved_1y_usd_hr if term == 1 else offer.reserved_3y_usd_hr
@@ -452,23 +482,65 @@ def _estimates(
             if spot is None:
                 stats[1] += 1
                 continue
-            if deadline is not None and pricing.expected_run_hours(
-                    option.usage, option.mix, rate) > deadline:
+            # pricing.expected_run_hours inlined (same expression, same float): h_spot > 0
+            # means the mix has spot, where it stretches the run.
+            if deadline is not None and run * (1 + rate * lost * gang) > deadline:
                 stats[3] += 1
                 continue
             cost += spot * h_spot + (od if at_od else spot) * h_rework * rate
         out.append((cost, hours, option))
-    return out
+        if cost < cheapest:
+            cheapest = cost
+    return out, cheapest
+
+
+def _estimates_under_cap(
+    offer: Offer, terms: tuple[_Term, ...], deadline: float | None, rate: float,
+    prices: Prices, max_hourly: int,
+) -> tuple[list[tuple[float, Hours, Option]], float, int]:
+    """``_estimates`` of the options whose hourly price (``pricing.hourly_micros``, inlined:
+    this runs for every option of every offer whose pure optimum breaks the cap) is within
+    ``max_hourly``, the cheapest of them, and how many estimable options were over it."""
+    od, spot = offer.on_demand_usd_hr, offer.spot_usd_hr
+    p_od, p_spot = prices.on_demand, prices.spot
+    p_reserved = (None, prices.reserved_1y, None, prices.reserved_3y)
+    out: list[tuple[float, Hours, Option]] = []
+    cheapest = math.inf
+    too_dear = 0
+    for (h_od, h_spot, h_rework, h_res, term, at_od, option, hours,
+         n_od, n_spot, n_res, mix_term, run, lost, gang) in terms:
+        cost = od * h_od
+        if h_res:
+            price = offer.reserved_1y_usd_hr if term == 1 else offer.reserved_3y_usd_hr
+            if price is None:
+                continue
+            cost += price * h_res
+        if h_spot:
+            if spot is None or (
+                    deadline is not None and run * (1 + rate * lost * gang) > deadline):
+                continue
+            cost += spot * h_spot + (od if at_od else spot) * h_rework * rate
+        # hourly_micros is None (taken as 0, as _best_option does) when a price is missing
+        reserved = p_reserved[mix_term] if n_res else 0
+        spot_micros = (p_spot if n_spot else 0)
+        if reserved is None or spot_micros is None:
+            hourly = 0
+        else:
+            hourly = p_od * n_od + reserved * n_res + spot_micros * n_spot
+        if hourly > max_hourly:
+            too_dear += 1
+            continue
+        out.append((cost, hours, option))
+        if cost < cheapest:
+            cheapest = cost
+    return out, cheapest, too_dear
 
 
 def _exact_best(
-    estimates: list[tuple[float, Hours, Option]], prices: Prices,
+    estimates: list[tuple[float, Hours, Option]], cheapest: float, prices: Prices,
 ) -> tuple[int, Option, Prices] | None:
-    """Exact micro-dollar minimum among the estimates within FLOAT_SLACK_USD of the cheapest."""
-    cheapest = math.inf
-    for estimate in estimates:  # a plain loop: min() over a generator costs more here
-        if estimate[0] < cheapest:
-            cheapest = estimate[0]
+    """Exact micro-dollar minimum among the estimates within FLOAT_SLACK_USD of the cheapest
+    (``cheapest``: their minimum, kept while they were made)."""
     slack = FLOAT_SLACK_USD + cheapest * 1e-9
     best: tuple[int, Option, Prices] | None = None
     for cost, hours, option in estimates:

@@ -6,8 +6,10 @@ Pure data in, pure data out; money stays in micro-dollars until ``pricing.to_usd
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import math
+import operator
 
 from infra_gen import pricing
 from infra_gen.catalog.models import Catalog
@@ -126,13 +128,19 @@ def candidate_of(choice: Choice, result: SearchResult, why: str) -> Candidate:
     )
 
 
+_KEY = operator.attrgetter("key")
+
+
 def equivalents(choice: Choice, ranked: list[Choice]) -> list[str]:
     """Other instance types with the same GPUs in the same region at a similar cost: the
     spot pools and launch overrides a provider may fall back to."""
     offer = choice.offer
     limit = choice.key * EQUIVALENT_WITHIN
+    # ranked is in ascending key order: nothing past the limit can qualify (at 100k offers
+    # this scan ran once per candidate over every offer).
+    end = bisect.bisect_right(ranked, limit, key=_KEY)
     return sorted({
-        c.offer.instance_type for c in ranked
+        c.offer.instance_type for c in ranked[:end]
         if c.key <= limit and c.offer.cloud == offer.cloud and c.offer.region == offer.region
         and c.offer.accelerator == offer.accelerator
         and c.offer.accelerators == offer.accelerators
