@@ -233,7 +233,7 @@ def _options(
     for usage in usages:
         pure = pricing.candidate_mixes(profile, usage)
         options += [_option(profile, usage, mix) for mix in pure]
-        if capped:
+        if capped and usage.instances <= pricing.SPLIT_MAX_INSTANCES:
             options += [_option(profile, usage, mix, pure=False)
                         for mix in pricing.every_mix(profile, usage) if mix not in pure]
     timed = profile.run_limit_hours is not None

@@ -78,7 +78,7 @@ def assemble_plan(
         public_ip=workload.placement.public_ip,
         subnets=list(workload.placement.subnets),
         warnings=plan_warnings(workload, catalog, result, recommendation, guardrails, today),
-        assumptions=plan_assumptions(result),
+        assumptions=plan_assumptions(result) + _cap_assumption(workload),
         candidates_priced=result.candidates_priced,
     )
 
@@ -313,3 +313,11 @@ def plan_with_tco(
             f"--tco: no on-prem hardware figures for {plan.recommendation.accelerator} "
             "(known: A100, H100); comparison skipped")]})
     return plan.model_copy(update={"tco": summary})
+
+
+def _cap_assumption(workload: Workload) -> list[str]:
+    if workload.guardrails.max_hourly_usd is None:
+        return []
+    return [f"max_hourly_usd: splits of reserved, spot and on-demand are searched for clusters "
+            f"of up to {pricing.SPLIT_MAX_INSTANCES} instances; larger ones use one purchase "
+            "option (or the pure mixes of the uncapped search)"]

@@ -451,6 +451,12 @@ def candidate_mixes(profile: Profile, usage: Usage) -> list[Mix]:
     return mixes
 
 
+# Under max_hourly_usd, reserved/spot/on-demand splits are enumerated for clusters of up to this
+# many instances: there are ~n^2 splits per count, and at 30-170 nodes (70B pre-training) the
+# search ran for minutes. Larger clusters choose among the pure mixes, as uncapped searches do.
+SPLIT_MAX_INSTANCES = 16
+
+
 def every_mix(profile: Profile, usage: Usage) -> list[Mix]:
     """Every allowed mix, splits included. Needed only under a max hourly price: the cap is a
     constraint across slots, so a split (say 1 reserved + 5 on-demand) can be the cheapest mix

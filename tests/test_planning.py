@@ -284,3 +284,25 @@ def test_pinned_accelerator_accepts_aliases() -> None:
     pinned = plan_for(workload("dev", placement={"accelerator": "nvidia-a100-40gb"}), *offers)
     assert pinned.recommendation.accelerator == "A100-40GB"
     assert plan_for(workload("dev"), *offers).recommendation.accelerator == "L4"
+
+
+def test_a_capped_search_over_large_clusters_ends_promptly() -> None:
+    """max_hourly_usd on a 70B pre-training run (31-170 nodes) once enumerated ~n^2 purchase
+    splits per count and ran for minutes; splits now stop at SPLIT_MAX_INSTANCES instances.
+    With a $500/h cap nothing fits: 78+ A100 nodes meet the 720 h deadline only on spot, where
+    rework (2%/h x 78 nodes x 2/3 h) stretches every run past it, and 31x p5 spot is $650/h."""
+    from pathlib import Path
+
+    from infra_gen.catalog.load import load_catalog
+    from infra_gen.errors import PlanningError
+    from infra_gen.loading import load_workload
+    from infra_gen.optimizer import plan_workload
+
+    base = load_workload(Path("stacks/llama70b-pretraining.yaml"))
+    capped = base.model_copy(update={"guardrails": base.guardrails.model_copy(
+        update={"max_hourly_usd": 500.0})})
+    with pytest.raises(PlanningError, match="guardrails.max_hourly_usd 500.0 removed the last"):
+        plan_workload(capped, load_catalog())
+    from infra_gen import pricing
+
+    assert pricing.SPLIT_MAX_INSTANCES == 16
