@@ -33,6 +33,7 @@ from infra_gen.policy.model import (
     get_path,
     is_unknown,
 )
+from infra_gen.providers import aws_values, azure_values, gcp_values
 
 REQUIRED_TAGS = ("team", "project", "cost-center")
 
@@ -79,9 +80,11 @@ AZURE_UNTAGGABLE = frozenset(
     }
 )
 _AWS_CHARS = re.compile(r"^[\w\s.:/=+\-@]*$")
-_GCP_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
-_GCP_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
-_AZURE_FORBIDDEN = re.compile(r"[<>%&\\?/]")
+# The clouds' limits are stated once, in the providers' value tables (pure, no SDK import): the
+# providers sanitise to them, this rule checks any stack against them.
+_GCP_KEY = re.compile(rf"^[a-z][a-z0-9_-]{{0,{gcp_values.LABEL_MAX_CHARS - 1}}}$")
+_GCP_VALUE = re.compile(rf"^[a-z0-9_-]{{0,{gcp_values.LABEL_MAX_CHARS}}}$")
+_AZURE_FORBIDDEN = azure_values.TAG_NAME_FORBIDDEN
 
 
 def tag_sets(res: Resource) -> list[tuple[str, Any]]:
@@ -148,7 +151,8 @@ def check_tags(res: Resource, config: RuleConfig) -> list[str]:
 
 
 def _limits(cloud: str, tags: Mapping[str, Any]) -> list[str]:
-    checks = {"aws": (50, _aws_tag), "gcp": (64, _gcp_label), "azure": (50, _azure_tag)}
+    checks = {"aws": (50, _aws_tag), "gcp": (64, _gcp_label),
+              "azure": (azure_values.MAX_TAGS, _azure_tag)}
     if cloud not in checks:
         return []
     most, one = checks[cloud]
@@ -163,8 +167,9 @@ def _limits(cloud: str, tags: Mapping[str, Any]) -> list[str]:
 
 
 def _aws_tag(key: str, value: str) -> str | None:
-    if not 1 <= len(key) <= 128 or len(value) > 256:
-        return "AWS allows keys of 1-128 and values of up to 256 characters"
+    key_max, value_max = aws_values.TAG_KEY_MAX_CHARS, aws_values.TAG_VALUE_MAX_CHARS
+    if not 1 <= len(key) <= key_max or len(value) > value_max:
+        return f"AWS allows keys of 1-{key_max} and values of up to {value_max} characters"
     if key.lower().startswith("aws:"):
         return "the aws: prefix is reserved"
     if not (_AWS_CHARS.match(key) and _AWS_CHARS.match(value)):
@@ -181,8 +186,9 @@ def _gcp_label(key: str, value: str) -> str | None:
 
 
 def _azure_tag(key: str, value: str) -> str | None:
-    if not 1 <= len(key) <= 512 or len(value) > 256:
-        return "Azure allows names of 1-512 and values of up to 256 characters"
+    name_max, value_max = azure_values.MAX_TAG_NAME_CHARS, azure_values.MAX_TAG_VALUE_CHARS
+    if not 1 <= len(key) <= name_max or len(value) > value_max:
+        return f"Azure allows names of 1-{name_max} and values of up to {value_max} characters"
     if _AZURE_FORBIDDEN.search(key):
         return "Azure tag names cannot contain < > % & \\ ? /"
     return None

@@ -120,8 +120,8 @@ MAX_BUDGET_NOTIFICATIONS = 10
 MAX_BUDGET_EMAILS = 10
 # Tag limits (docs.aws.amazon.com/tag-editor/latest/userguide/tagging.html): key 1-128 and
 # value 0-256 Unicode characters; letters, digits, spaces and _ . : / = + - @.
-_TAG_KEY_MAX = 128
-_TAG_VALUE_MAX = 256
+TAG_KEY_MAX_CHARS = 128
+TAG_VALUE_MAX_CHARS = 256
 _TAG_BAD_CHARS = re.compile(r"[^\w .:/=+\-@]", re.UNICODE)
 # CloudWatch alarms: a period is 10, 20, 30 or a multiple of 60 seconds, and evaluation
 # periods x period must not exceed one day for periods under an hour (API_PutMetricAlarm.html).
@@ -147,8 +147,8 @@ def aws_tags(tags: dict[str, str]) -> dict[str, str]:
         safe_key = _TAG_BAD_CHARS.sub("-", key)
         if safe_key.lower().startswith("aws:"):
             safe_key = safe_key[4:]
-        safe_key = safe_key[:_TAG_KEY_MAX] or "tag"
-        clean[safe_key] = _TAG_BAD_CHARS.sub("-", value)[:_TAG_VALUE_MAX]
+        safe_key = safe_key[:TAG_KEY_MAX_CHARS] or "tag"
+        clean[safe_key] = _TAG_BAD_CHARS.sub("-", value)[:TAG_VALUE_MAX_CHARS]
     return clean
 
 

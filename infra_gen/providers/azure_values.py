@@ -66,7 +66,7 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 MAX_TAGS = 50
 MAX_TAG_NAME_CHARS = 512
 MAX_TAG_VALUE_CHARS = 256
-_TAG_NAME_FORBIDDEN = re.compile(r"[<>%&\\?/]")
+TAG_NAME_FORBIDDEN = re.compile(r"[<>%&\\?/]")
 
 # IANA -> Windows time zone ids, which both DevTest Labs schedules (timeZoneId) and autoscale
 # recurrences (schedule.timeZone) require. From the Unicode CLDR mapping
@@ -178,7 +178,7 @@ def azure_tags(tags: Mapping[str, str]) -> dict[str, str]:
     if len(tags) > MAX_TAGS:
         raise RenderError(f"azure tags: at most {MAX_TAGS} tags per resource, got {len(tags)}")
     for name, value in tags.items():
-        if not name or len(name) > MAX_TAG_NAME_CHARS or _TAG_NAME_FORBIDDEN.search(name):
+        if not name or len(name) > MAX_TAG_NAME_CHARS or TAG_NAME_FORBIDDEN.search(name):
             raise RenderError(
                 f"azure tag name {name!r}: 1-{MAX_TAG_NAME_CHARS} characters without <>%&\\?/"
             )
