@@ -193,6 +193,15 @@ def workloads(draw: Any) -> Workload:
     return workload(kind, **fields)
 
 
+def assert_search_matches_brute_force(
+    offer_list: list[Offer], w: Workload, reqs: dict[str, Any], efficiency: float,
+    gpu_hours: float,
+) -> None:
+    sizer = FakeSizer(reqs, gpu_hours=gpu_hours, node_efficiency=efficiency)
+    catalog = make_catalog(*offer_list)
+    assert optimum(w, catalog, sizer) == brute_force(w, catalog, sizer)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(offers(), min_size=1, max_size=8), workloads(), requirements(),
        st.floats(0.7, 1.0), st.sampled_from([8.0, 64.0, 400.0]))
@@ -200,9 +209,7 @@ def test_search_finds_the_brute_force_minimum(
     offer_list: list[Offer], w: Workload, reqs: dict[str, Any], efficiency: float,
     gpu_hours: float,
 ) -> None:
-    sizer = FakeSizer(reqs, gpu_hours=gpu_hours, node_efficiency=efficiency)
-    catalog = make_catalog(*offer_list)
-    assert optimum(w, catalog, sizer) == brute_force(w, catalog, sizer)
+    assert_search_matches_brute_force(offer_list, w, reqs, efficiency, gpu_hours)
 
 
 @st.composite
@@ -231,9 +238,7 @@ def test_search_finds_the_brute_force_minimum_under_a_deadline(
     offer_list: list[Offer], w: Workload, reqs: dict[str, Any], efficiency: float,
     gpu_hours: float,
 ) -> None:
-    sizer = FakeSizer(reqs, gpu_hours=gpu_hours, node_efficiency=efficiency)
-    catalog = make_catalog(*offer_list)
-    assert optimum(w, catalog, sizer) == brute_force(w, catalog, sizer)
+    assert_search_matches_brute_force(offer_list, w, reqs, efficiency, gpu_hours)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
